@@ -1,0 +1,37 @@
+# Two commands a newcomer needs: `make run` and `make test`.
+VENV ?= .venv
+PY := $(VENV)/bin/python
+PIP := $(VENV)/bin/pip
+DATA_DIR ?= .fastpad
+HOST ?= 127.0.0.1
+PORT ?= 8765
+
+.PHONY: install install-dev run test bench clean
+
+$(PY):
+	python3 -m venv $(VENV)
+	$(PIP) install --quiet --upgrade pip
+
+# Installs are pinned by constraints.txt and redone only when the project's files change.
+$(VENV)/.installed: $(PY) pyproject.toml constraints.txt
+	$(PIP) install --quiet -c constraints.txt -e .
+	touch $@
+
+$(VENV)/.installed-dev: $(VENV)/.installed
+	$(PIP) install --quiet -c constraints.txt -e '.[dev]'
+	touch $@
+
+install: $(VENV)/.installed
+install-dev: $(VENV)/.installed-dev
+
+run: install
+	$(PY) -m fastpad.cli demo --data-dir $(DATA_DIR) --host $(HOST) --port $(PORT)
+
+test: install-dev
+	$(PY) -m pytest -q
+
+bench: install-dev
+	$(PY) bench/run_all.py
+
+clean:
+	rm -rf $(VENV) $(DATA_DIR)

@@ -1,0 +1,97 @@
+"""Typed errors shared by every layer.
+
+Services raise these; each surface renders them once: a problem document
+(HTTP, RFC 9457), an ``isError`` result (MCP) or an exit code (CLI). The
+``slug`` is the agent-facing contract: it becomes ``…/errors/{slug}``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+
+@dataclass(frozen=True)
+class FieldError:
+    """One thing wrong with one input field; ``code`` is machine-readable."""
+
+    field: str
+    code: str
+    message: str
+
+    def as_dict(self) -> dict[str, str]:
+        return {"field": self.field, "code": self.code, "message": self.message}
+
+
+@dataclass
+class FastpadError(Exception):
+    """Base of every error the project raises on purpose.
+
+    ``extra`` carries members the problem document adds verbatim
+    (``current_frontier``, ``retry_after_ms``…); ``next_call`` names the
+    call that helps, because every problem says what to do next.
+    """
+
+    detail: str = ""
+    field_errors: list[FieldError] = field(default_factory=list)
+    extra: dict[str, Any] = field(default_factory=dict)
+    next_call: str | None = None
+
+    slug = "internal"
+    title = "Internal error"
+    status = 500
+    retryable = False
+
+    def __post_init__(self) -> None:
+        Exception.__init__(self, self.detail or self.title)
+
+    def __str__(self) -> str:
+        return self.detail or self.title
+
+
+class ValidationFailed(FastpadError):
+    slug, title, status = "validation-failed", "Validation failed", 422
+
+
+class NotFound(FastpadError):
+    slug, title, status = "not-found", "Not found", 404
+
+
+class StaleFrontier(FastpadError):
+    slug, title, status, retryable = "stale-frontier", "Stale frontier", 409, True
+
+
+class Conflict(FastpadError):
+    slug, title, status = "conflict", "Conflict", 409
+
+
+class IdempotencyConflict(FastpadError):
+    slug, title, status = "idempotency-conflict", "Idempotency key reused with a different body", 409
+
+
+class Unauthenticated(FastpadError):
+    slug, title, status = "unauthenticated", "Not authenticated", 401
+
+
+class InsufficientScope(FastpadError):
+    slug, title, status = "insufficient-scope", "Insufficient scope", 403
+
+
+class OutOfScope(FastpadError):
+    slug, title, status = "out-of-scope", "Out of scope", 403
+
+
+class PolicyDenied(FastpadError):
+    slug, title, status = "policy-denied", "Policy denied", 403
+
+
+class RateLimited(FastpadError):
+    slug, title, status, retryable = "rate-limited", "Rate limited", 429, True
+
+
+class PayloadTooLarge(FastpadError):
+    slug, title, status = "payload-too-large", "Payload too large", 413
+
+
+class RequestTimeout(FastpadError):
+    slug, title, status, retryable = "request-timeout", "Request body too slow", 408, True
