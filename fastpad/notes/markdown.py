@@ -21,30 +21,13 @@ from dataclasses import dataclass
 from typing import Any, Iterable, Sequence
 
 import yaml
-from markdown_it import MarkdownIt
-from markdown_it.token import Token
-
-from fastpad.errors import FieldError, ValidationFailed
 from fastpad.notes import blocks as bt
+from fastpad.notes.block_syntax import invalid_markdown
 from fastpad.notes.blocks import Block, NoteMeta
-from fastpad.notes.ids import ULID_PATTERN, is_ulid
+from fastpad.notes.canonical_reader import read_canonical
+from fastpad.notes.markdown_reader import read_markdown
 
-# Block structure only: inline parsing is skipped (text stays source) and link
-# reference definitions stay paragraphs, so nothing the person wrote is consumed.
-_MD = MarkdownIt("commonmark").enable("table").disable("reference")
-_MD.core.ruler.disable("inline")
-
-_ANCHOR = re.compile(r"(?:^| )\{#([^\s{}]*)\}[ \t]*$", re.M)
-_INLINE_ANCHOR = re.compile(rf" ?\{{#({ULID_PATTERN})\}}")
-_ROW_ANCHOR = re.compile(r" ?\{#([^\s{}]*)\}( *)\|[ \t]*$")
-_TASK = re.compile(r"^\[([ xX])\](?: |$)")
-_CALLOUT = re.compile(r"^\[!([A-Za-z][\w-]*)\]([+-]?)(?:[ \t]+(.*))?$")
-_DIVIDER = re.compile(r"^(?:(?:\*[ \t]*){3,}|(?:-[ \t]*){3,}|(?:_[ \t]*){3,})$")
-_QUOTE_PREFIX = re.compile(r"^ {0,3}> ?")
 _FRONTMATTER_END = re.compile(r"^(?:---|\.\.\.)[ \t]*$", re.M)
-_BLOCK_STARTS = frozenset(
-    {"bullet_list_open", "ordered_list_open", "heading_open", "blockquote_open", "fence", "code_block", "hr", "table_open", "html_block"}
-)
 
 
 @dataclass(frozen=True)
@@ -230,26 +213,20 @@ def parse_markdown(text: str) -> ParsedNote:
     """
     text = text.replace("\r\n", "\n").replace("\r", "\n")
     meta, body, body_line = _split_frontmatter(text)
-    reader = _BlockReader(body.split("\n"), body_line)
-    blocks = reader.read(_MD.parse(body))
+    found = read_canonical(body, body_line) or read_markdown(body, body_line)
     seen: dict[str, int] = {}
-    for block, line in zip(blocks, reader.lines_of_blocks):
+    for block, line in zip(found.blocks, found.lines):
         if block.id is None:
             continue
         if block.id in seen:
-            raise _invalid(
+            raise invalid_markdown(
                 "duplicate_anchor",
                 f"line {line}: anchor {{#{block.id}}} is already used by the block on line {seen[block.id]}; "
                 "each anchor names one block — remove one of them (a block without an anchor is new)",
                 line=line,
             )
         seen[block.id] = line
-    return ParsedNote(meta, blocks)
-
-
-def _invalid(code: str, message: str, *, line: int | None = None) -> ValidationFailed:
-    extra = {"line": line} if line is not None else {}
-    return ValidationFailed(message, field_errors=[FieldError("markdown", code, message)], extra=extra)
+    return ParsedNote(meta, found.blocks)
 
 
 def _split_frontmatter(text: str) -> tuple[NoteMeta, str, int]:
@@ -258,202 +235,32 @@ def _split_frontmatter(text: str) -> tuple[NoteMeta, str, int]:
         return NoteMeta(), text, 1
     end = _FRONTMATTER_END.search(text, 4)
     if end is None:
-        raise _invalid("malformed_frontmatter", "frontmatter opened with '---' on line 1 is never closed", line=1)
+        raise invalid_markdown("malformed_frontmatter", "frontmatter opened with '---' on line 1 is never closed", line=1)
     raw = text[4 : end.start()]
     try:
         data = yaml.safe_load(raw)
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         line = mark.line + 2 if mark is not None else 1
-        raise _invalid("malformed_frontmatter", f"frontmatter is not valid YAML (line {line}): {exc}", line=line) from None
+        raise invalid_markdown("malformed_frontmatter", f"frontmatter is not valid YAML (line {line}): {exc}", line=line) from None
     if data is None:
         data = {}
     if not isinstance(data, dict):
-        raise _invalid("malformed_frontmatter", "frontmatter must be a YAML mapping of keys to values", line=2)
+        raise invalid_markdown("malformed_frontmatter", "frontmatter must be a YAML mapping of keys to values", line=2)
     data = dict(data)
     title = data.pop("title", "") or ""
     types = data.pop("types", None) or []
     if not isinstance(title, str):
-        raise _invalid("malformed_frontmatter", "frontmatter 'title' must be a string", line=2)
+        raise invalid_markdown("malformed_frontmatter", "frontmatter 'title' must be a string", line=2)
     if isinstance(types, str):
         types = [types]
     if not isinstance(types, list) or not all(isinstance(t, str) and t for t in types):
-        raise _invalid("malformed_frontmatter", "frontmatter 'types' must be a list of type names", line=2)
+        raise invalid_markdown("malformed_frontmatter", "frontmatter 'types' must be a list of type names", line=2)
     if not all(isinstance(key, str) for key in data):
-        raise _invalid("malformed_frontmatter", "frontmatter keys must be strings", line=2)
+        raise invalid_markdown("malformed_frontmatter", "frontmatter keys must be strings", line=2)
     body_start = end.end() + 1
     body = text[body_start:]
     if body.startswith("\n"):
         body = body[1:]
         body_start += 1
     return NoteMeta(title, tuple(types), data), body, text.count("\n", 0, body_start) + 1
-
-
-class _BlockReader:
-    """Walks markdown-it's block tokens and slices each block's source."""
-
-    def __init__(self, lines: list[str], first_line: int) -> None:
-        self.lines = lines
-        self.first_line = first_line
-        self.blocks: list[Block] = []
-        self.lines_of_blocks: list[int] = []
-
-    def read(self, tokens: list[Token]) -> list[Block]:
-        lists: list[Token] = []  # open list tokens, innermost last
-        item: Token | None = None  # a list item whose first paragraph is still to come
-        i = 0
-        while i < len(tokens):
-            token = tokens[i]
-            kind = token.type
-            if item is not None and kind in _BLOCK_STARTS:  # an item whose first child is not a paragraph
-                self._list_item(item, lists, "", item.map)
-                item = None
-            if kind in ("bullet_list_open", "ordered_list_open"):
-                lists.append(token)
-            elif kind in ("bullet_list_close", "ordered_list_close"):
-                lists.pop()
-            elif kind == "list_item_open":
-                item = token
-            elif kind == "list_item_close":
-                if item is not None:  # an empty item: "-" alone on its line
-                    self._list_item(item, lists, "", item.map)
-                    item = None
-            elif kind == "paragraph_open":
-                content = tokens[i + 1].content
-                if item is not None:
-                    self._list_item(item, lists, content, token.map)
-                    item = None
-                else:
-                    self._paragraph(content, token.map)
-                i += 2
-            elif kind == "heading_open":
-                level = len(token.markup) if token.markup.startswith("#") else (1 if token.markup[0] == "=" else 2)
-                text, block_id = self._take_anchor(tokens[i + 1].content, token.map)
-                self._add(Block(block_id, bt.HEADING, text.replace("\n", " "), {"level": level}), token.map)
-                i += 2
-            elif kind == "blockquote_open":
-                self._blockquote(token)
-                i = self._skip_to_close(tokens, i)
-            elif kind in ("fence", "code_block"):
-                self._code(token)
-            elif kind == "hr":
-                self._add(Block(None, bt.DIVIDER, "", {"marker": self.lines[token.map[0]].strip()}), token.map)
-            elif kind == "table_open":
-                i = self._table(tokens, i)
-            elif kind == "html_block":
-                self._paragraph(token.content.rstrip("\n"), token.map)
-            i += 1
-        return self.blocks
-
-    def _add(self, block: Block, source_map: list[int] | None) -> None:
-        self.blocks.append(block)
-        self.lines_of_blocks.append(self.first_line + (source_map[0] if source_map else 0))
-
-    def _line(self, source_map: list[int] | None) -> int:
-        return self.first_line + (source_map[0] if source_map else 0)
-
-    def _check_anchor(self, candidate: str, source_map: list[int] | None) -> str:
-        if not is_ulid(candidate):
-            line = self._line(source_map)
-            raise _invalid(
-                "anchor_not_ulid",
-                f"line {line}: anchor {{#{candidate}}} is not a block id (a 26-character ULID); "
-                "remove it to make the block new, or restore the id it had",
-                line=line,
-            )
-        return candidate
-
-    def _take_anchor(self, text: str, source_map: list[int] | None) -> tuple[str, str | None]:
-        """Strip anchors from line ends. The first names the block; any later one
-        belonged to a block joined into this one on disk, which keeps the first id."""
-        line_ends = list(_ANCHOR.finditer(text))
-        ids = [self._check_anchor(match.group(1), source_map) for match in line_ends]
-        text = _ANCHOR.sub("", text)
-        inline = list(_INLINE_ANCHOR.finditer(text))  # a join on one line leaves one mid-line
-        if inline:
-            ids = [match.group(1) for match in inline] + ids
-            text = _INLINE_ANCHOR.sub("", text)
-        return text, (ids[0] if ids else None)
-
-    def _paragraph(self, content: str, source_map: list[int] | None) -> None:
-        text, block_id = self._take_anchor(content, source_map)
-        if block_id is not None and _DIVIDER.match(text):
-            self._add(Block(block_id, bt.DIVIDER, "", {"marker": text}), source_map)
-        else:
-            self._add(Block(block_id, bt.PARAGRAPH, text), source_map)
-
-    def _list_item(self, item: Token, lists: list[Token], content: str, source_map: list[int] | None) -> None:
-        text, block_id = self._take_anchor(content, source_map)
-        ordered = lists[-1].type == "ordered_list_open"
-        attrs: dict[str, Any] = {
-            "ordered": ordered,
-            "marker": item.markup,
-            "number": int(item.info) if ordered and item.info else 1,
-            "depth": len(lists) - 1,
-        }
-        task = _TASK.match(text)
-        if task:
-            attrs["checked"] = task.group(1) != " "
-            self._add(Block(block_id, bt.TASK, text[task.end() :], attrs), item.map)
-        else:
-            self._add(Block(block_id, bt.LIST_ITEM, text, attrs), item.map)
-
-    def _blockquote(self, token: Token) -> None:
-        start, end = token.map
-        inner = [_QUOTE_PREFIX.sub("", line, count=1) for line in self.lines[start:end]]
-        while inner and not inner[-1].strip():
-            inner.pop()
-        last = inner[-1] if inner else ""
-        last, block_id = self._take_anchor(last, token.map)
-        if inner:
-            inner[-1] = last
-        callout = _CALLOUT.match(inner[0]) if inner else None
-        if callout:
-            attrs = {"kind": callout.group(1), "fold": callout.group(2), "title": callout.group(3) or ""}
-            self._add(Block(block_id, bt.CALLOUT, "\n".join(inner[1:]), attrs), token.map)
-        else:
-            self._add(Block(block_id, bt.QUOTE, "\n".join(inner)), token.map)
-
-    @staticmethod
-    def _skip_to_close(tokens: list[Token], i: int) -> int:
-        depth = 0
-        while True:
-            kind = tokens[i].type
-            if kind == "blockquote_open":
-                depth += 1
-            elif kind == "blockquote_close":
-                depth -= 1
-                if depth == 0:
-                    return i
-            i += 1
-
-    def _code(self, token: Token) -> None:
-        text = token.content[:-1] if token.content.endswith("\n") else token.content
-        if token.type == "code_block":  # indented code is kept as a fence
-            self._add(Block(None, bt.CODE, text, {"language": "", "fence": "```"}), token.map)
-            return
-        language, block_id = self._take_anchor(token.info.strip(), token.map)
-        attrs = {"language": language.strip(), "fence": token.markup}
-        self._add(Block(block_id, bt.CODE, text, attrs), token.map)
-
-    def _table(self, tokens: list[Token], i: int) -> int:
-        header = True
-        while tokens[i].type != "table_close":
-            token = tokens[i]
-            if token.type == "tr_open":
-                row_line = token.map[0]
-                row = self.lines[row_line].strip()
-                block_id = None
-                match = _ROW_ANCHOR.search(row) or _ANCHOR.search(row)
-                if match is not None:
-                    block_id = self._check_anchor(match.group(1), token.map)
-                    tail = match.group(2) + "|" if match.re is _ROW_ANCHOR else ""
-                    row = row[: match.start()] + tail
-                attrs = {"header": header}
-                if header:
-                    attrs["delimiter"] = self.lines[row_line + 1].strip()
-                self._add(Block(block_id, bt.TABLE_ROW, row, attrs), token.map)
-                header = False
-            i += 1
-        return i
-

@@ -7,7 +7,9 @@ from hypothesis import given, settings
 
 from fastpad.errors import ValidationFailed
 from fastpad.notes.blocks import Block, NoteMeta, table_cells
+from fastpad.notes.canonical_reader import read_canonical
 from fastpad.notes.markdown import canonical_form, parse_markdown, serialize_markdown
+from fastpad.notes.markdown_reader import read_markdown
 from tests.notes.strategies import note_blocks, note_meta
 
 SPEC_EXAMPLE = """\
@@ -131,3 +133,35 @@ def test_two_blocks_claiming_one_anchor_are_refused() -> None:
     error = _refusal("one {#01JB2K7Q9XN4M8YV3TD0FZ5ERW}\n\ntwo {#01JB2K7Q9XN4M8YV3TD0FZ5ERW}\n")
     assert error.field_errors[0].code == "duplicate_anchor"
     assert "line 1" in error.detail and "line 3" in error.detail
+
+
+@settings(max_examples=300, deadline=None)
+@given(blocks=note_blocks())
+def test_fast_reader_takes_all_canonical_text_and_agrees_with_markdown_it(blocks: list[Block]) -> None:
+    body = serialize_markdown(NoteMeta(), blocks)
+    fast = read_canonical(body, 1)
+    assert fast is not None, "canonical text must never fall back to the slow reader"
+    general = read_markdown(body, 1)
+    assert (fast.blocks, fast.lines) == (general.blocks, general.lines)
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        "para {#01JB2K7Q9XN4M8YV3TD0FZ5ERW}\n- lazy item\n",
+        "- a {#01JB2K7Q9XN4M8YV3TD0FZ5ERW}\n2. two {#01JB2K7Q9XN4M8YV3TD0FZ5ERX}\n",
+        "- a {#01JB2K7Q9XN4M8YV3TD0FZ5ERW}\nlazy {#01JB2K7Q9XN4M8YV3TD0FZ5ERX}\n",
+        "> quote {#01JB2K7Q9XN4M8YV3TD0FZ5ERW}\nlazy line\n",
+        "Title\n=====\n",
+        "text {#01JB2K7Q9XN4M8YV3TD0FZ5ERW}\n---\n",
+        "| a | b {#01JB2K7Q9XN4M8YV3TD0FZ5ERW} |\n| --- |\n",
+        "```py {#01JB2K7Q9XN4M8YV3TD0FZ5ERW}\nunclosed\n",
+        "    indented code\n",
+        "<div>html {#01JB2K7Q9XN4M8YV3TD0FZ5ERW}</div>\n",
+        "joined {#01JB2K7Q9XN4M8YV3TD0FZ5ERW} text {#01JB2K7Q9XN4M8YV3TD0FZ5ERX}\n",
+        "- a {#01JB2K7Q9XN4M8YV3TD0FZ5ERW}\n\n  second paragraph {#01JB2K7Q9XN4M8YV3TD0FZ5ERX}\n",
+    ],
+)
+def test_non_canonical_text_is_left_to_markdown_it(body: str) -> None:
+    assert read_canonical(body, 1) is None
+    assert parse_markdown(body).blocks == read_markdown(body, 1).blocks

@@ -1,0 +1,676 @@
+"""A note as a Loro document: an ordered list of blocks with stable ULIDs, plus metadata.
+
+The layout is shared with the browser editor, which edits the same document
+through npm ``loro-crdt``:
+
+    blocks: MovableList of Map {id: ULID str, type: str, text: Text, attrs: Map of primitives}
+    meta:   Map {title: str, types: List of str, properties: Map}
+
+Blocks live in a *movable* list because a move there is one op that keeps the
+block's container: concurrent moves and edits of the same block merge without
+duplicating or losing it, where delete+reinsert would fork its identity.
+
+Text offsets are Unicode code points — the unit of both Python ``str`` indices
+and ``LoroText.insert``/``delete`` in the Python binding (JS uses UTF-16; the
+ops themselves are unit-independent).
+
+Every edit validates all its inputs before its first write: Loro has no way to
+abort a transaction, so a half-applied edit would ride along with the next commit.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import Any, Literal
+
+from loro import (
+    ID,
+    ContainerType,
+    ExportMode,
+    Frontiers,
+    LoroDoc,
+    LoroList,
+    LoroMap,
+    LoroMovableList,
+    LoroText,
+    Ordering,
+    VersionRange,
+    VersionVector,
+)
+
+from fastpad.errors import FastpadError, FieldError, NotFound, ValidationFailed
+from fastpad.notes.blocks import BLOCK_TYPES, PARAGRAPH, Block, NoteMeta, normalize_attrs
+from fastpad.notes.frontier import decode_frontier, encode_frontier
+from fastpad.notes.guard import loro_errors
+from fastpad.notes.ids import is_ulid, new_id
+from fastpad.notes.updates import UpdateLimits, check_update, missing_dependencies
+
+Comparison = Literal["equal", "before", "after", "concurrent"]
+
+# Loro's Ordering is unhashable; its int value is a stable key.
+_ORDERINGS: dict[int, Comparison] = {int(Ordering.Less): "before", int(Ordering.Equal): "equal", int(Ordering.Greater): "after"}
+# Myers diff costs O(length × edit size): a 150k-character rewrite took 110 s. Past this
+# budget a diff degrades to lines, then to a plain replace.
+_DIFF_TIMEOUT_MS = 50
+_I64 = range(-(2**63), 2**63)
+_MISSING = object()
+
+
+class NoteDocument:
+    """One loaded note. Not thread-safe: one writer at a time per instance."""
+
+    def __init__(self, doc: LoroDoc) -> None:
+        """Wrap a document as it is: an empty ``LoroDoc`` is the way to receive a note
+        that another peer created (``new()`` would write a first change of its own)."""
+        self._bind(doc)
+
+    def _bind(self, doc: LoroDoc) -> None:
+        self._doc = doc
+        self._list: LoroMovableList = doc.get_movable_list("blocks")
+        self._meta: LoroMap = doc.get_map("meta")
+        # Block id per list position, and its inverse. Local edits keep ``_order`` in step
+        # (they know exactly what moved); an import that touched more than text drops it,
+        # to be re-read once when next needed. Re-reading costs ~2-5 ms per 2,000 blocks.
+        self._order: list[str | None] | None = None
+        self._positions: dict[str, int] | None = None
+
+    # -- construction ---------------------------------------------------------------
+
+    @classmethod
+    def new(cls, meta: NoteMeta | None = None, blocks: Iterable[Block] = (), peer_id: int | None = None) -> NoteDocument:
+        """A new note; blocks without an id get a fresh ULID."""
+        doc = LoroDoc()
+        if peer_id is not None:
+            doc.peer_id = peer_id
+        note = cls(doc)
+        note._order = []
+        meta = meta or NoteMeta()
+        note._check_meta(meta)
+        blocks = list(blocks)
+        ids = note._claim_ids(blocks)
+        # Created once, in the note's first change, so replicas share these containers
+        # instead of each creating its own and losing the others' writes to last-writer-wins.
+        note._meta.insert_container("types", LoroList())
+        note._meta.insert_container("properties", LoroMap())
+        note._write_meta(meta)
+        for index, (block_id, block) in enumerate(zip(ids, blocks)):
+            note._write_block(index, block_id, block)
+        doc.commit()
+        return note
+
+    @classmethod
+    def load(cls, snapshot: bytes, peer_id: int | None = None) -> NoteDocument:
+        """Open a note from ``snapshot()`` bytes (or any self-contained Loro export).
+
+        A peer id must never be used by two writers at once; reuse one only from
+        a document that holds all of that peer's earlier ops.
+        """
+
+        def malformed(why: str) -> ValidationFailed:
+            return ValidationFailed(
+                detail=f"The stored note could not be loaded: {why}.",
+                field_errors=[FieldError("snapshot", "malformed_snapshot", why)],
+            )
+
+        doc = LoroDoc()
+        if peer_id is not None:
+            doc.peer_id = peer_id
+        with loro_errors(lambda exc: malformed(f"not a Loro export ({exc})")):
+            LoroDoc.decode_import_blob_meta(snapshot, True)  # verifies the checksum before import
+            status = doc.import_(snapshot)
+        if status.pending is not None and not status.pending.is_empty:
+            raise malformed("it depends on history it does not include")
+        return cls(doc)
+
+    def snapshot(self) -> bytes:
+        return self._doc.export(ExportMode.Snapshot())
+
+    @property
+    def peer_id(self) -> int:
+        return self._doc.peer_id
+
+    @property
+    def loro(self) -> LoroDoc:
+        """The underlying document, for reading and exporting. Edit through this class, or the
+        block index goes stale; do not keep it, as a refused import swaps in a fresh one."""
+        return self._doc
+
+    # -- metadata ---------------------------------------------------------------------
+
+    @property
+    def meta(self) -> NoteMeta:
+        value = self._meta.get_deep_value()
+        title, types, properties = value.get("title"), value.get("types"), value.get("properties")
+        return NoteMeta(
+            title=title if isinstance(title, str) else "",
+            types=tuple(t for t in types if isinstance(t, str)) if isinstance(types, list) else (),
+            properties=properties if isinstance(properties, dict) else {},
+        )
+
+    def set_meta(self, meta: NoteMeta) -> None:
+        """Write only what changed, so concurrent edits of other keys survive the merge."""
+        self._check_meta(meta)
+        self._write_meta(meta)
+        self._doc.commit()
+
+    def _check_meta(self, meta: NoteMeta) -> None:
+        if not isinstance(meta.title, str) or not _encodable(meta.title):
+            raise _invalid("title", "invalid_value", "The title must be a string of valid Unicode.")
+        for position, type_name in enumerate(meta.types):
+            if not isinstance(type_name, str) or not _encodable(type_name):
+                raise _invalid(f"types[{position}]", "invalid_value", "Each type must be a string of valid Unicode.")
+        for key, value in meta.properties.items():
+            if not isinstance(key, str) or not _storable(value, nested=True):
+                raise _invalid(
+                    f"properties.{key}",
+                    "invalid_value",
+                    "A property must be null, a boolean, a 64-bit integer, a number, a string, "
+                    "or a list/object of those.",
+                )
+
+    def _write_meta(self, meta: NoteMeta) -> None:
+        current = self.meta
+        if current.title != meta.title:
+            self._meta.insert("title", meta.title)
+        if current.types != tuple(meta.types):
+            types = _child(self._meta, "types", LoroList)
+            _sync_list(types, types.get_value(), list(meta.types))
+        if not _same(current.properties, meta.properties):
+            properties = _child(self._meta, "properties", LoroMap)
+            written = properties.get_deep_value()
+            for key in written.keys() - meta.properties.keys():
+                properties.delete(key)
+            for key, value in meta.properties.items():
+                if not _same(written.get(key, _MISSING), value):
+                    properties.insert(key, value)
+
+    # -- reading blocks -----------------------------------------------------------------
+
+    def blocks(self) -> list[Block]:
+        """All blocks in order. Whatever another peer wrote, each is a valid ``Block``:
+        an unknown type reads as a paragraph, bad or missing attrs as the defaults,
+        and an id that is not a ULID as ``None``."""
+        blocks = [_read_block(value) for value in self._list.get_deep_value()]
+        if self._order is None:
+            self._order = [block.id for block in blocks]
+        return blocks
+
+    def block(self, block_id: str) -> Block:
+        return _read_block(_value_of(self._list.get(self.index_of(block_id))))
+
+    def index_of(self, block_id: str) -> int:
+        position = self._index().get(block_id)
+        if position is None:
+            raise NotFound(
+                detail=f"The note has no block {block_id!r}. Re-read the note for its current block ids.",
+                field_errors=[FieldError("blockId", "unknown_block", f"No block {block_id!r} in this note.")],
+                extra={"block_id": block_id},
+            )
+        return position
+
+    def __len__(self) -> int:
+        return len(self._list)
+
+    # -- editing (each edit is one commit) ------------------------------------------------
+
+    def insert_after(self, anchor_id: str | None, block: Block) -> str:
+        """Insert ``block`` after ``anchor_id`` (``None``: at the start); returns its id."""
+        index = 0 if anchor_id is None else self.index_of(anchor_id) + 1
+        return self._insert(index, block)
+
+    def insert_before(self, anchor_id: str | None, block: Block) -> str:
+        """Insert ``block`` before ``anchor_id`` (``None``: at the end); returns its id."""
+        index = len(self) if anchor_id is None else self.index_of(anchor_id)
+        return self._insert(index, block)
+
+    def _insert(self, index: int, block: Block) -> str:
+        [block_id] = self._claim_ids([block])
+        self._write_block(index, block_id, block)
+        self._doc.commit()
+        return block_id
+
+    def replace_text(self, block_id: str, text: str) -> None:
+        """Set a block's text through a diff, so concurrent edits elsewhere in it survive."""
+        block_map = self._map(block_id)
+        _check_text(text, "text")
+        _rewrite(_text(block_map), text)
+        self._doc.commit()
+
+    def insert_text(self, block_id: str, offset: int, text: str) -> None:
+        """Insert ``text`` at a code-point ``offset``: one keystroke from an editor."""
+        loro_text = _text(self._map(block_id))
+        _check_offset(offset, loro_text.len_unicode)
+        _check_text(text, "text")
+        loro_text.insert(offset, text)
+        self._doc.commit()
+
+    def delete_text(self, block_id: str, offset: int, length: int) -> None:
+        """Delete ``length`` code points from ``offset`` (a backspace is length 1)."""
+        loro_text = _text(self._map(block_id))
+        _check_offset(offset, loro_text.len_unicode)
+        _check_offset(length, loro_text.len_unicode - offset)  # what remains after offset
+        loro_text.delete(offset, length)
+        self._doc.commit()
+
+    def set_block(self, block_id: str, *, type: str | None = None, attrs: dict[str, Any] | None = None) -> None:
+        """Change a block's type and/or some of its attrs; attrs not given keep their values
+        (those the new type does not have are dropped, those it adds take their defaults)."""
+        block_map = self._map(block_id)
+        stored = block_map.get_deep_value()
+        current = _read_block(stored)
+        new_type = current.type if type is None else type
+        if new_type not in BLOCK_TYPES:
+            raise _invalid("type", "unknown_type", f"Unknown block type {new_type!r}; use one of {sorted(BLOCK_TYPES)}.")
+        for key, value in (attrs or {}).items():
+            if key not in BLOCK_TYPES[new_type]:
+                raise _invalid(f"attrs.{key}", "unknown_attr", f"A {new_type} block has no attribute {key!r}.")
+            _check_attr(key, value)
+        merged = normalize_attrs(new_type, {**current.attrs, **(attrs or {})})
+
+        if stored.get("type") != new_type:
+            block_map.insert("type", new_type)
+        attrs_map = _existing(block_map, "attrs", LoroMap)
+        written = {} if attrs_map is None else attrs_map.get_deep_value()
+        stale = written.keys() - merged.keys()
+        changed = {key: value for key, value in merged.items() if not _same(written.get(key, _MISSING), value)}
+        if stale or changed:
+            attrs_map = _child(block_map, "attrs", LoroMap)
+            for key in stale:
+                attrs_map.delete(key)
+            for key, value in changed.items():
+                attrs_map.insert(key, value)
+        self._doc.commit()
+
+    def delete(self, block_id: str) -> None:
+        index = self.index_of(block_id)
+        self._list.delete(index, 1)
+        self._order_delete(index)
+        self._doc.commit()
+
+    def move_after(self, block_id: str, anchor_id: str | None) -> None:
+        """Move a block after ``anchor_id`` (``None``: to the start), keeping its id and container."""
+        self.index_of(block_id)
+        if anchor_id is not None:
+            self.index_of(anchor_id)
+        self._move_after(block_id, anchor_id)
+        self._doc.commit()
+
+    def _move_after(self, block_id: str, anchor_id: str | None) -> None:
+        source = self.index_of(block_id)
+        if anchor_id is None:
+            target = 0
+        else:
+            anchor = self.index_of(anchor_id)
+            # ``mov(a, b)`` leaves the block at index b of the list as it is after the move.
+            target = anchor + 1 if anchor < source else anchor
+        if target != source:
+            self._list.mov(source, target)
+            self._order_move(source, target)
+
+    def split(self, block_id: str, offset: int) -> str:
+        """Split a block at a code-point ``offset``. The id stays with the first half, so
+        whatever points at the block keeps pointing at the text it was about; the tail
+        becomes a new block (new ULID, same type and attrs). Returns the tail's id."""
+        index = self.index_of(block_id)
+        block_map = self._map(block_id)
+        block = _read_block(block_map.get_deep_value())
+        _check_offset(offset, len(block.text))
+        _text(block_map).delete(offset, len(block.text) - offset)
+        tail_id = new_id()
+        self._write_block(index + 1, tail_id, Block(tail_id, block.type, block.text[offset:], block.attrs))
+        self._doc.commit()
+        return tail_id
+
+    def join(self, first_id: str, second_id: str) -> None:
+        """Append the second block's text to the first and delete the second; the first's id survives."""
+        first, second = self._map(first_id), self._map(second_id)
+        if first_id == second_id:
+            raise _invalid("secondId", "same_block", "A block cannot be joined with itself.")
+        head = _text(first)
+        head.insert(head.len_unicode, _read_block(second.get_deep_value()).text)
+        index = self.index_of(second_id)
+        self._list.delete(index, 1)
+        self._order_delete(index)
+        self._doc.commit()
+
+    def copy_blocks(self, ids: Iterable[str], after_id: str | None) -> list[str]:
+        """Paste copies of ``ids`` (in that order) after ``after_id``. A copy is a new block,
+        so it gets a new ULID: two blocks never share one. Returns the copies' ids."""
+        sources = [self.block(block_id) for block_id in ids]
+        index = 0 if after_id is None else self.index_of(after_id) + 1
+        copies = []
+        for offset, source in enumerate(sources):
+            copies.append(copy_id := new_id())
+            self._write_block(index + offset, copy_id, source)
+        self._doc.commit()
+        return copies
+
+    def cut_paste(self, ids: Iterable[str], after_id: str | None) -> None:
+        """Move ``ids`` (in that order) after ``after_id``: a cut-paste keeps the blocks, and their ids."""
+        ids = list(ids)
+        for block_id in ids:
+            self.index_of(block_id)
+        if after_id is not None:
+            self.index_of(after_id)
+        anchor = after_id
+        for block_id in ids:
+            self._move_after(block_id, anchor)
+            anchor = block_id
+        self._doc.commit()
+
+    # -- versions -------------------------------------------------------------------------
+
+    def frontier(self) -> str:
+        return encode_frontier(self._doc.oplog_frontiers)
+
+    def knows(self, frontier: str) -> bool:
+        """Whether this note holds every op of ``frontier`` (a malformed string raises)."""
+        return self._doc.frontiers_to_vv(decode_frontier(frontier)) is not None
+
+    def compare(self, a: str, b: str) -> Comparison:
+        """How version ``a`` relates to ``b``: equal, before, after, or concurrent."""
+        ordering = self._doc.cmp_frontiers(self._known(a), self._known(b))
+        return "concurrent" if ordering is None else _ORDERINGS[int(ordering)]
+
+    def _known(self, frontier: str, field: str = "expectedFrontier") -> Frontiers:
+        decoded = decode_frontier(frontier, field=field)
+        if self._doc.frontiers_to_vv(decoded) is None:
+            raise ValidationFailed(
+                detail=f"{field} names a version this note has never seen. Re-read the note and use the frontier it returns.",
+                field_errors=[FieldError(field, "unknown_frontier", "This note has never been at that version.")],
+                extra={"current_frontier": self.frontier()},
+            )
+        return decoded
+
+    # -- updates --------------------------------------------------------------------------
+
+    def export_updates(self, since: str | None = None) -> bytes:
+        """A Loro update holding every op after ``since`` (``None``: the whole history)."""
+        vv = VersionVector() if since is None else self._doc.frontiers_to_vv(self._known(since, field="since"))
+        return self._doc.export(ExportMode.Updates(vv))
+
+    def apply_update(self, blob: bytes, limits: UpdateLimits = UpdateLimits()) -> str:
+        """Check, then import a Loro update; returns the new frontier. A refused update changes
+        nothing. If Loro itself breaks on the blob, a plain ``FastpadError`` (500) says this
+        instance is unusable; the stored note is untouched and must be loaded again."""
+        check_update(self._doc, blob, limits)
+        before = self._doc.oplog_frontiers
+        try:
+            with loro_errors(_undecodable_update):
+                status = self._doc.import_(blob)
+        except ValidationFailed:
+            self._restore(before)
+            raise
+        if status.pending is not None and not status.pending.is_empty:
+            # Loro would keep the ops waiting for their dependencies and apply them later,
+            # silently; a save must land whole or not at all.
+            self._restore(before)
+            raise missing_dependencies(self._doc)
+        if self._touches_structure(status.success):
+            self._order = self._positions = None
+        return self.frontier()
+
+    def _touches_structure(self, imported: VersionRange) -> bool:
+        """Whether imported ops may have added, removed, moved or re-identified blocks.
+        Typing — text-only changes, nearly every update — keeps the block index."""
+        return any(
+            changed.container_type != ContainerType.Text
+            for peer, (start, end) in imported.inner().items()
+            for changed in self._doc.get_changed_containers_in(ID(peer, start), end - start)
+        )
+
+    def _restore(self, frontiers: Frontiers) -> None:
+        """Go back to ``frontiers``, the oplog before a refused import. Only error paths pay for it."""
+        with loro_errors(_unrecoverable):
+            peer_id = self._doc.peer_id
+            landed = self._doc.oplog_frontiers.encode() != frontiers.encode()
+            # A fork keeps the oplog but not the parked ops; fork_at also drops what landed,
+            # but Loro has not implemented it for shallow documents.
+            doc = self._doc.fork_at(frontiers) if landed else self._doc.fork()
+        doc.peer_id = peer_id
+        self._bind(doc)
+
+    # -- internals --------------------------------------------------------------------------
+
+    def _index(self) -> dict[str, int]:
+        if self._positions is None:
+            if self._order is None:
+                self._order = [_read_id(self._list.get(i)) for i in range(len(self._list))]
+            self._positions = {}
+            self._reindex(0, len(self._order))
+        return self._positions
+
+    def _reindex(self, start: int, stop: int) -> None:
+        """Point the ids at positions [start, stop) to where they now are. Only the blocks
+        an edit shifted are touched, so appending stays O(1). Should a buggy peer write one
+        id twice, it resolves to the later block."""
+        if self._positions is not None:
+            for position in range(start, stop):
+                if (block_id := self._order[position]) is not None:
+                    self._positions[block_id] = position
+
+    def _order_insert(self, index: int, block_id: str) -> None:
+        if self._order is not None:
+            self._order.insert(index, block_id)
+            self._reindex(index, len(self._order))
+
+    def _order_delete(self, index: int) -> None:
+        if self._order is None:
+            return
+        block_id = self._order.pop(index)
+        if self._positions is not None:
+            del self._positions[block_id]
+            if block_id in self._order:  # that buggy peer's duplicate is still here
+                self._positions = None
+        self._reindex(index, len(self._order))
+
+    def _order_move(self, source: int, target: int) -> None:
+        if self._order is not None:
+            self._order.insert(target, self._order.pop(source))
+            self._reindex(min(source, target), max(source, target) + 1)
+
+    def _map(self, block_id: str) -> LoroMap:
+        item = self._list.get(self.index_of(block_id))
+        return item.container  # _index only lists maps: _read_id gives other items no id
+
+    def _claim_ids(self, blocks: list[Block]) -> list[str]:
+        """Ids for blocks about to be written: fresh ULIDs where missing, checked otherwise."""
+        ids, seen = [], set()
+        for position, block in enumerate(blocks):
+            block_id = block.id or new_id()
+            if not is_ulid(block_id):
+                raise _invalid(f"blocks[{position}].id", "invalid_id", f"{block_id!r} is not a ULID.")
+            if block_id in seen or block_id in self._index():
+                raise _invalid(f"blocks[{position}].id", "duplicate_id", f"Block id {block_id} is already in this note.")
+            _check_text(block.text, f"blocks[{position}].text")
+            for key, value in block.attrs.items():
+                _check_attr(key, value)
+            seen.add(block_id)
+            ids.append(block_id)
+        return ids
+
+    def _write_block(self, index: int, block_id: str, block: Block) -> None:
+        block_map = self._list.insert_container(index, LoroMap())
+        block_map.insert("id", block_id)
+        block_map.insert("type", block.type)
+        text = block_map.insert_container("text", LoroText())
+        if block.text:
+            text.insert(0, block.text)
+        attrs = block_map.insert_container("attrs", LoroMap())
+        for key, value in block.attrs.items():
+            attrs.insert(key, value)
+        self._order_insert(index, block_id)
+
+
+# -- reading what any peer may have written ---------------------------------------------------
+
+
+def _value_of(item: Any) -> Any:
+    container = getattr(item, "container", None)
+    return container.get_deep_value() if container is not None else getattr(item, "value", None)
+
+
+def _read_id(item: Any) -> str | None:
+    container = getattr(item, "container", None)
+    if not isinstance(container, LoroMap):
+        return None
+    block_id = _value_of(container.get("id"))
+    return block_id if is_ulid(block_id) else None
+
+
+def _read_block(value: Any) -> Block:
+    if not isinstance(value, dict):
+        return Block(None, PARAGRAPH)
+    block_id, block_type, text, attrs = (value.get(key) for key in ("id", "type", "text", "attrs"))
+    block_type = block_type if block_type in BLOCK_TYPES else PARAGRAPH
+    return Block(
+        block_id if is_ulid(block_id) else None,
+        block_type,
+        text if isinstance(text, str) else "",
+        _coerce_attrs(block_type, attrs if isinstance(attrs, dict) else {}),
+    )
+
+
+def _coerce_attrs(block_type: str, attrs: dict[str, Any]) -> dict[str, Any]:
+    """Each attribute with its default's type; a value of another type reads as the default.
+    JS numbers arrive as floats, so an integral float is an int."""
+    coerced = {}
+    for key, default in BLOCK_TYPES[block_type].items():
+        value = attrs.get(key, default)
+        if type(default) is int and type(value) is float and value.is_integer():
+            value = int(value)
+        coerced[key] = value if type(value) is type(default) else default
+    return coerced
+
+
+# -- writing ------------------------------------------------------------------------------------
+
+
+def _existing(parent: LoroMap, key: str, kind: type) -> Any:
+    """The ``kind`` container under ``key``, or None if there is none (or something else)."""
+    container = getattr(parent.get(key), "container", None)
+    return container if isinstance(container, kind) else None
+
+
+def _child(parent: LoroMap, key: str, kind: type) -> Any:
+    """The ``kind`` container under ``key``, created if a peer left something else there."""
+    container = _existing(parent, key, kind)
+    return parent.insert_container(key, kind()) if container is None else container
+
+
+def _text(block_map: LoroMap) -> LoroText:
+    """The block's text container; a plain string left by another peer is converted in place."""
+    text = _existing(block_map, "text", LoroText)
+    if text is not None:
+        return text
+    value = _value_of(block_map.get("text"))
+    text = block_map.insert_container("text", LoroText())
+    if isinstance(value, str) and value:
+        text.insert(0, value)
+    return text
+
+
+def _rewrite(target: LoroText, text: str) -> None:
+    """Make ``target`` read ``text`` through the smallest diff found in time, so concurrent
+    edits to the parts that did not change survive the merge."""
+    for diff in (target.update, target.update_by_line):
+        try:
+            diff(text, timeout_ms=_DIFF_TIMEOUT_MS)
+            return
+        except ValueError:  # Loro's timeout, raised before anything is written
+            continue
+    target.splice(0, target.len_unicode, text)
+
+
+def _sync_list(target: LoroList, old: list[Any], new: list[Any]) -> None:
+    """Turn ``old`` into ``new`` touching only the differing middle, not the shared ends."""
+    start = 0
+    while start < min(len(old), len(new)) and _same(old[start], new[start]):
+        start += 1
+    end = 0
+    while end < min(len(old), len(new)) - start and _same(old[-1 - end], new[-1 - end]):
+        end += 1
+    if len(old) - start - end:
+        target.delete(start, len(old) - start - end)
+    for offset, item in enumerate(new[start : len(new) - end]):
+        target.insert(start + offset, item)
+
+
+def _same(a: Any, b: Any) -> bool:
+    """Equality that tells ``True`` from ``1`` and ``1`` from ``1.0``, as Loro stores them apart."""
+    if type(a) is not type(b):
+        return False
+    if isinstance(a, dict):
+        return a.keys() == b.keys() and all(_same(a[key], b[key]) for key in a)
+    if isinstance(a, list):
+        return len(a) == len(b) and all(map(_same, a, b))
+    return a == b
+
+
+# -- input checks -------------------------------------------------------------------------------
+
+
+def _storable(value: Any, *, nested: bool) -> bool:
+    """Whether Loro can store ``value`` as a plain value (lists/dicts only if ``nested``)."""
+    if value is None or isinstance(value, (bool, float)):
+        return True
+    if isinstance(value, int):
+        return value in _I64
+    if isinstance(value, str):
+        return _encodable(value)
+    if nested and isinstance(value, list):
+        return all(_storable(item, nested=True) for item in value)
+    if nested and isinstance(value, dict):
+        return all(isinstance(k, str) and _encodable(k) and _storable(v, nested=True) for k, v in value.items())
+    return False
+
+
+def _encodable(text: str) -> bool:
+    # Lone surrogates (valid in JSON, invalid in UTF-8) cannot cross into Loro.
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
+def _check_text(text: Any, field: str) -> None:
+    if not isinstance(text, str) or not _encodable(text):
+        raise _invalid(field, "invalid_text", "Block text must be a string of valid Unicode (no lone surrogates).")
+
+
+def _check_attr(key: str, value: Any) -> None:
+    if not _storable(value, nested=False):
+        raise _invalid(f"attrs.{key}", "invalid_value", "An attribute must be null, a boolean, a number or a string.")
+
+
+def _check_offset(offset: Any, length: int) -> None:
+    if type(offset) is not int or not 0 <= offset <= length:
+        raise ValidationFailed(
+            detail=f"Offset {offset!r} is outside the block's text, which has {length} code points; use 0 to {length}.",
+            field_errors=[FieldError("offset", "out_of_range", f"Must be between 0 and {length} (code points).")],
+            extra={"min": 0, "max": length, "actual": offset},
+        )
+
+
+def _invalid(field: str, code: str, message: str) -> ValidationFailed:
+    return ValidationFailed(detail=message, field_errors=[FieldError(field, code, message)])
+
+
+def _unrecoverable(exc: BaseException) -> FastpadError:
+    # Some crafted updates (valid checksum, inconsistent ops) make Loro panic mid-import,
+    # which poisons the document's lock: no read, fork or export works after that. A
+    # shallow document that took part of a refused update cannot be rolled back either.
+    return FastpadError(
+        detail="Loro could not undo a refused update in this in-memory copy of the note, so it can "
+        "no longer be used. Nothing was saved: load the note again from storage.",
+        extra={"cause": str(exc)},
+    )
+
+
+def _undecodable_update(exc: BaseException) -> ValidationFailed:
+    why = f"Loro could not import the update ({exc})."
+    return ValidationFailed(
+        detail=f"{why} Send the bytes of a Loro update export, unmodified.",
+        field_errors=[FieldError("ops", "malformed_update", why)],
+    )
