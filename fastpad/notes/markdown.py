@@ -59,8 +59,24 @@ def _serialize_frontmatter(meta: NoteMeta) -> str:
     return f"---\n{dumped}---\n"
 
 
+def _without_timestamps(resolvers: dict) -> dict:
+    return {
+        first: [(tag, pattern) for tag, pattern in entries if tag != "tag:yaml.org,2002:timestamp"]
+        for first, entries in resolvers.items()
+    }
+
+
+class _FrontmatterLoader(yaml.SafeLoader):
+    """Dates stay the ISO strings the person wrote: a property holds text, numbers,
+    booleans and lists, and ``due: 2025-01-14`` round-trips as written."""
+
+
 class _FrontmatterDumper(yaml.SafeDumper):
     """Block-style mapping; a list of scalars on one line, as in ``types: [Project]``."""
+
+
+_FrontmatterLoader.yaml_implicit_resolvers = _without_timestamps(yaml.SafeLoader.yaml_implicit_resolvers)
+_FrontmatterDumper.yaml_implicit_resolvers = _without_timestamps(yaml.SafeDumper.yaml_implicit_resolvers)
 
 
 def _represent_list(dumper: yaml.SafeDumper, value: list) -> yaml.Node:
@@ -238,7 +254,7 @@ def _split_frontmatter(text: str) -> tuple[NoteMeta, str, int]:
         raise invalid_markdown("malformed_frontmatter", "frontmatter opened with '---' on line 1 is never closed", line=1)
     raw = text[4 : end.start()]
     try:
-        data = yaml.safe_load(raw)
+        data = yaml.load(raw, Loader=_FrontmatterLoader)
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         line = mark.line + 2 if mark is not None else 1

@@ -165,3 +165,10 @@ def test_fast_reader_takes_all_canonical_text_and_agrees_with_markdown_it(blocks
 def test_non_canonical_text_is_left_to_markdown_it(body: str) -> None:
     assert read_canonical(body, 1) is None
     assert parse_markdown(body).blocks == read_markdown(body, 1).blocks
+
+
+def test_frontmatter_dates_stay_as_written() -> None:
+    text = "---\ntitle: Standup\ndue: 2025-01-14\nat: 2025-01-14T09:30:00+01:00\n---\n"
+    parsed = parse_markdown(text)
+    assert parsed.meta.properties == {"due": "2025-01-14", "at": "2025-01-14T09:30:00+01:00"}
+    assert serialize_markdown(parsed.meta, parsed.blocks) == text
