@@ -1,0 +1,185 @@
+"""A deployment: a data directory holding ``fastpad.json`` (and, by default, the SQLite file).
+
+``fastpad.json`` (mode 0600) records the database URL, a random server secret
+(CSRF tokens are keyed by it), and the workspace and owner ``fp init``
+created, which operator commands act in. The database URL lives here, not in
+the environment.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import secrets
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from fastpad.errors import Conflict, NotFound
+from fastpad.knowledge.notes import NoteService
+from fastpad.notes.ids import new_id
+from fastpad.security.people import PeopleService
+from fastpad.security.principals import Principal
+from fastpad.security.tokens import TokenService
+from fastpad.store import IdempotencyRecord, Store, open_store, utcnow
+
+CONFIG_NAME = "fastpad.json"
+DEFAULT_DB_NAME = "fastpad.db"
+CONFIG_FORMAT = 1
+
+
+@dataclass(frozen=True)
+class InitResult:
+    workspace_id: str
+    owner_id: str
+    owner_email: str
+    database_url: str
+    owner_password: str | None = None  # set only when init generated it (shown once)
+    data_dir: Path | None = None
+
+    def as_dict(self) -> dict[str, Any]:
+        return {"workspace_id": self.workspace_id, "owner_id": self.owner_id, "owner_email": self.owner_email,
+                "database_url": _redact(self.database_url), "owner_password": self.owner_password,
+                "data_dir": None if self.data_dir is None else str(self.data_dir)}
+
+
+class IdempotencyService:
+    """The first response per (workspace, credential, key), replayed for the same body."""
+
+    def __init__(self, store: Store) -> None:
+        self.store = store
+
+    def idempotency_lookup(self, workspace_id: str, principal_key: str, key: str) -> IdempotencyRecord | None:
+        return self.store.idempotency_lookup(workspace_id, principal_key, key)
+
+    def idempotency_save(self, workspace_id: str, principal_key: str, key: str, record: IdempotencyRecord) -> bool:
+        return self.store.idempotency_save(workspace_id, principal_key, key, record)
+
+
+@dataclass
+class Deployment:
+    data_dir: Path
+    config: dict[str, Any]
+    store: Store
+    secret: bytes
+    workspace_id: str  # the workspace `fp init` created; operator commands act here
+    owner_id: str
+    notes: NoteService = field(init=False)
+    tokens: TokenService = field(init=False)
+    people: PeopleService = field(init=False)
+    idempotency: IdempotencyService = field(init=False)
+
+    def __post_init__(self) -> None:
+        self.notes = NoteService(self.store)
+        self.tokens = TokenService(self.store)
+        self.people = PeopleService(self.store, self.secret)
+        self.idempotency = IdempotencyService(self.store)
+
+    def operator_principal(self, workspace_id: str | None = None) -> Principal:
+        """The operator at the server's terminal, acting as the workspace owner (writes are human_typed)."""
+        return self.people.principal_for(workspace_id or self.workspace_id, self.owner_id)
+
+    def close(self) -> None:
+        self.store.close()
+
+    def __enter__(self) -> "Deployment":
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+def init_deployment(
+    data_dir: Path,
+    database_url: str | None = None,
+    owner_email: str = "owner@localhost",
+    owner_password: str | None = None,
+    *,
+    workspace_name: str = "My workspace",
+) -> InitResult:
+    """Create a deployment: the database (migrated), one workspace and its owner.
+    Refuses (Conflict) if ``data_dir`` already holds one. Without
+    ``owner_password`` a random one is generated and returned once."""
+    data_dir = Path(data_dir)
+    config_path = data_dir / CONFIG_NAME
+    if config_path.exists():
+        raise Conflict(detail=f"{data_dir} already holds a Fastpad deployment ({CONFIG_NAME} exists)",
+                       extra={"reason": "already_initialised"}, next_call=f"fp serve --data-dir {data_dir}")
+    data_dir.mkdir(parents=True, exist_ok=True)
+    stored_url = database_url or f"sqlite:{DEFAULT_DB_NAME}"
+    url = _resolve(stored_url, data_dir)
+    generated = owner_password is None
+    password = secrets.token_urlsafe(12) if generated else owner_password
+    secret = secrets.token_bytes(32)
+    sqlite_file = data_dir / DEFAULT_DB_NAME if database_url is None else None
+    fresh_file = sqlite_file is not None and not sqlite_file.exists()
+    try:
+        store = open_store(url)
+        try:
+            workspace_id = new_id()
+            with store.write(workspace_id) as tx:
+                tx.insert_workspace(workspace_name, utcnow())
+            people = PeopleService(store, secret)
+            owner = people.create_person(workspace_id, owner_email, password=password, role="owner")
+        finally:
+            store.close()
+        config = {
+            "format": CONFIG_FORMAT,
+            "database_url": stored_url,
+            "secret": secret.hex(),
+            "workspace_id": workspace_id,
+            "owner_id": owner.id,
+            "owner_email": owner.email,
+            "created_at": utcnow().isoformat(),
+        }
+        _write_private(config_path, json.dumps(config, indent=2) + "\n")
+    except BaseException:
+        if fresh_file and sqlite_file is not None:
+            for suffix in ("", "-wal", "-shm"):
+                Path(str(sqlite_file) + suffix).unlink(missing_ok=True)
+        raise
+    return InitResult(workspace_id, owner.id, owner.email, url, password if generated else None, data_dir)
+
+
+def open_deployment(data_dir: Path, *, pool_size: int = 8) -> Deployment:
+    data_dir = Path(data_dir)
+    config_path = data_dir / CONFIG_NAME
+    if not config_path.exists():
+        raise NotFound(detail=f"no Fastpad deployment in {data_dir}", next_call=f"fp init --data-dir {data_dir}")
+    config = json.loads(config_path.read_text(encoding="utf-8"))
+    store = open_store(_resolve(config["database_url"], data_dir), pool_size=pool_size)
+    return Deployment(
+        data_dir=data_dir, config=config, store=store, secret=bytes.fromhex(config["secret"]),
+        workspace_id=config["workspace_id"], owner_id=config["owner_id"],
+    )
+
+
+def _resolve(url: str, data_dir: Path) -> str:
+    """A relative SQLite path is relative to the data directory (so the directory can move)."""
+    if url.startswith("sqlite:") and not url.startswith("sqlite:///"):
+        path = Path(url[len("sqlite:"):])
+        if not path.is_absolute():
+            path = (data_dir / path).resolve()
+        return "sqlite:///" + str(path).lstrip("/")
+    return url
+
+
+def _write_private(path: Path, text: str) -> None:
+    tmp = path.with_name(path.name + ".tmp")
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    with os.fdopen(fd, "w", encoding="utf-8") as handle:
+        handle.write(text)
+        handle.flush()
+        os.fsync(handle.fileno())
+    os.replace(tmp, path)
+
+
+def _redact(url: str) -> str:
+    """A URL fit to print: any password replaced."""
+    if "://" in url and "@" in url.split("://", 1)[1].split("/", 1)[0]:
+        scheme, rest = url.split("://", 1)
+        creds, host = rest.split("@", 1)
+        if ":" in creds:
+            creds = creds.split(":", 1)[0] + ":***"
+        return f"{scheme}://{creds}@{host}"
+    return url

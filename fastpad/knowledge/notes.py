@@ -1,0 +1,428 @@
+"""NoteService: every read and write of notes, for a principal.
+
+Every method takes the acting ``Principal`` first and enforces its scopes and
+note set; a note outside the note set is NotFound, indistinguishable from one
+that does not exist. The workspace is always the principal's.
+
+Every write — create, ops, archive/unarchive, trash/restore — goes through
+``_commit``, the one call into ``WorkspaceTx.write_note``, inside one
+transaction that also holds the note's row lock: op log append, note row,
+block projection with provenance, lexical index and change-feed row commit
+together or not at all.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+
+from fastpad.errors import Conflict, FieldError, NotFound, OutOfScope, PolicyDenied, StaleFrontier, ValidationFailed
+from fastpad.notes import Block, NoteDocument, NoteMeta, UpdateLimits, is_ulid, new_id, parse_markdown, serialize_markdown
+from fastpad.notes.frontier import decode_frontier
+from fastpad.notes.provenance import Origin, Provenance, ReviewState, restamp
+from fastpad.security.principals import Principal
+from fastpad.security.scopes import NOTES_DELETE, NOTES_READ, NOTES_WRITE
+from fastpad.store import Actor, BlockRow, NoteRow, NoteWrite, Store, WorkspaceTx, utcnow
+
+MAX_PAGE = 200
+_CURSOR_PREFIX = "n1:"
+MAX_PEER_ID = 64
+
+
+def _iso(value: datetime | None) -> str | None:
+    return None if value is None else value.isoformat()
+
+
+@dataclass(frozen=True)
+class NoteSummary:
+    id: str
+    title: str
+    types: tuple[str, ...]
+    frontier: str
+    archived: bool
+    trashed: bool
+    archived_at: datetime | None
+    trashed_at: datetime | None
+    created_at: datetime
+    updated_at: datetime
+
+    @classmethod
+    def from_row(cls, row: NoteRow) -> "NoteSummary":
+        return cls(row.id, row.title, tuple(row.types), row.frontier, row.archived_at is not None,
+                   row.trashed_at is not None, row.archived_at, row.trashed_at, row.created_at, row.updated_at)
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "id": self.id, "title": self.title, "types": list(self.types), "frontier": self.frontier,
+            "archived": self.archived, "trashed": self.trashed, "archived_at": _iso(self.archived_at),
+            "trashed_at": _iso(self.trashed_at), "created_at": _iso(self.created_at),
+            "updated_at": _iso(self.updated_at),
+        }
+
+
+@dataclass(frozen=True)
+class NotePage:
+    items: list[NoteSummary]
+    next_cursor: str | None
+
+    def as_dict(self) -> dict[str, Any]:
+        return {"items": [i.as_dict() for i in self.items], "next_cursor": self.next_cursor}
+
+
+@dataclass(frozen=True)
+class NoteView:
+    id: str
+    title: str
+    types: tuple[str, ...]
+    properties: dict[str, Any]
+    frontier: str
+    blocks: list[dict[str, Any]]  # id, type, text, attrs, origin, review_state
+    archived: bool
+    trashed: bool
+    created_at: datetime
+    updated_at: datetime
+    archived_at: datetime | None = None
+    trashed_at: datetime | None = None
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "id": self.id, "title": self.title, "types": list(self.types), "properties": self.properties,
+            "frontier": self.frontier, "blocks": [dict(b) for b in self.blocks], "archived": self.archived,
+            "trashed": self.trashed, "archived_at": _iso(self.archived_at), "trashed_at": _iso(self.trashed_at),
+            "created_at": _iso(self.created_at), "updated_at": _iso(self.updated_at),
+        }
+
+    def block_list(self) -> list[Block]:
+        return [Block(b["id"], b["type"], b["text"], b["attrs"]) for b in self.blocks]
+
+
+@dataclass(frozen=True)
+class OpsResult:
+    frontier: str
+    note_id: str
+
+    def as_dict(self) -> dict[str, str]:
+        return {"frontier": self.frontier, "note_id": self.note_id}
+
+
+class NoteService:
+    def __init__(self, store: Store, *, clock: Callable[[], datetime] = utcnow,
+                 limits: UpdateLimits = UpdateLimits()) -> None:
+        self.store = store
+        self.clock = clock
+        self.limits = limits
+
+    # ------------------------------------------------------------------ reads
+
+    def list(
+        self,
+        principal: Principal,
+        *,
+        cursor: str | None = None,
+        limit: int = 50,
+        include_archived: bool = False,
+        include_trashed: bool = False,
+    ) -> NotePage:
+        """A keyset page of notes in id (= creation) order; follow ``next_cursor``."""
+        principal.require(NOTES_READ)
+        if isinstance(limit, bool) or not isinstance(limit, int) or not 1 <= limit <= MAX_PAGE:
+            raise ValidationFailed(detail=f"limit is between 1 and {MAX_PAGE}",
+                                   field_errors=[FieldError("limit", "range", f"between 1 and {MAX_PAGE}")])
+        after = decode_cursor(cursor) if cursor is not None else None
+        if principal.note_ids is not None and not principal.note_ids:
+            return NotePage([], None)
+        with self.store.read(principal.workspace_id) as tx:
+            rows = tx.list_notes(after_id=after, limit=limit + 1, include_archived=include_archived,
+                                 include_trashed=include_trashed, note_ids=principal.note_ids)
+        items = [NoteSummary.from_row(r) for r in rows[:limit]]
+        return NotePage(items, encode_cursor(items[-1].id) if len(rows) > limit else None)
+
+    def get(self, principal: Principal, note_id: str) -> NoteView:
+        principal.require(NOTES_READ)
+        with self.store.read(principal.workspace_id) as tx:
+            return self._view(tx, principal, note_id)
+
+    def markdown(self, principal: Principal, note_id: str) -> str:
+        """The note as canonical Markdown (a ``{#ULID}`` anchor after every block)."""
+        view = self.get(principal, note_id)
+        return serialize_markdown(NoteMeta(view.title, view.types, view.properties), view.block_list())
+
+    # ------------------------------------------------------------------ writes
+
+    def create(
+        self,
+        principal: Principal,
+        *,
+        title: str = "",
+        markdown: str | None = None,
+        blocks: Iterable[Block] | None = None,
+        types: Iterable[str] = (),
+        properties: Mapping[str, Any] | None = None,
+    ) -> NoteView:
+        """A new note from Markdown or from blocks (not both). Blocks without an
+        id get a fresh ULID; ``title``/``types``/``properties`` given here
+        override the Markdown's frontmatter."""
+        principal.require(NOTES_WRITE)
+        if principal.note_ids is not None:
+            raise OutOfScope(detail="this credential is limited to a set of notes and cannot create new ones")
+        if markdown is not None and blocks is not None:
+            raise ValidationFailed(detail="send markdown or blocks, not both",
+                                   field_errors=[FieldError("blocks", "exclusive", "not together with markdown")])
+        if markdown is not None:
+            if not isinstance(markdown, str):
+                raise ValidationFailed(detail="markdown must be text",
+                                       field_errors=[FieldError("markdown", "type", "a string")])
+            parsed = parse_markdown(markdown)
+            meta, given = parsed.meta, list(parsed.blocks)
+        else:
+            meta, given = NoteMeta(), list(blocks or [])
+        if not isinstance(title, str):
+            raise ValidationFailed(detail="title must be text", field_errors=[FieldError("title", "type", "a string")])
+        if isinstance(types, str):
+            types = (types,)  # one type name is a list of one, never its characters
+        types = tuple(types or ())
+        if not all(isinstance(t, str) for t in types):
+            raise ValidationFailed(detail="types is a list of type names",
+                                   field_errors=[FieldError("types", "type", "a list of strings")])
+        if properties is not None and not isinstance(properties, Mapping):
+            raise ValidationFailed(detail="properties is an object",
+                                   field_errors=[FieldError("properties", "type", "an object")])
+        meta = NoteMeta(
+            title=title or meta.title,
+            types=types or meta.types,
+            properties=dict(properties) if properties is not None else dict(meta.properties),
+        )
+        given = _mint_block_ids(given)
+
+        doc = NoteDocument.new(meta=meta, blocks=given)
+        stamp = Provenance.for_write(principal.origin)
+        projection = [_block_row(b, i, stamp) for i, b in enumerate(doc.blocks())]
+        now = self.clock()
+        note_id = new_id()
+        with self.store.write(principal.workspace_id) as tx:
+            self._commit(tx, NoteWrite(
+                note_id=note_id, kind="create", at=now, actor=_actor(principal), update=doc.export_updates(None),
+                snapshot=doc.snapshot(), frontier=doc.frontier(), title=doc.meta.title, types=doc.meta.types,
+                properties=doc.meta.properties, blocks=projection,
+            ), previous_blocks=[])
+            return self._view(tx, principal, note_id)
+
+    def apply_ops(
+        self,
+        principal: Principal,
+        note_id: str,
+        *,
+        ops: bytes,
+        peer_id: str | None,
+        expected_frontier: str,
+    ) -> OpsResult:
+        """Import one Loro update computed against ``expected_frontier``.
+
+        StaleFrontier (409, naming both frontiers) when the note has moved on;
+        ValidationFailed (422) when the update is refused (size, atoms, mode,
+        malformed, or a block without a unique ULID), leaving everything as it was.
+        """
+        principal.require(NOTES_WRITE)
+        if principal.kind == "agent" and not principal.auto_apply:
+            # Spec, Agents › Proposals, not writes: an agent's direct edit needs an auto-apply grant.
+            raise PolicyDenied(
+                detail="an agent changes a note by proposing; direct edits need a token with auto-apply",
+                extra={"reason": "auto_apply_required"},
+                next_call="fastpad_propose",
+            )
+        if not isinstance(ops, (bytes, bytearray)):
+            raise ValidationFailed(detail="ops must be bytes", field_errors=[FieldError("ops", "type", "Loro update bytes")])
+        if peer_id is not None and (not isinstance(peer_id, str) or len(peer_id) > MAX_PEER_ID):
+            raise ValidationFailed(detail="peerId is too long",
+                                   field_errors=[FieldError("peerId", "max_length", f"at most {MAX_PEER_ID} characters")])
+        decode_frontier(expected_frontier)  # malformed → 422 before anything else
+        ops = bytes(ops)
+        with self.store.write(principal.workspace_id) as tx:
+            row = self._writable_row(tx, principal, note_id, with_snapshot=True)
+            assert row.snapshot is not None
+            doc = NoteDocument.load(row.snapshot)
+            if expected_frontier != row.frontier and not (
+                doc.knows(expected_frontier) and doc.compare(expected_frontier, row.frontier) == "equal"
+            ):
+                raise StaleFrontier(
+                    detail="the note changed since that frontier was read; re-read it and recompute the ops",
+                    extra={"expected_frontier": expected_frontier, "current_frontier": row.frontier},
+                    next_call=f"GET /v1/notes/{note_id}",
+                )
+            frontier = doc.apply_update(ops, self.limits)
+            if frontier == row.frontier:
+                return OpsResult(row.frontier, note_id)  # nothing new: the note already held every op
+            before = tx.blocks(note_id)
+            after = doc.blocks()
+            _check_block_identity(after)
+            changed = _changed_block_ids(before, after)
+            provenance = restamp(
+                {b.block_id: Provenance(Origin(b.origin), ReviewState(b.review_state)) for b in before},
+                changed, [b.id for b in after], Provenance.for_write(principal.origin),
+            )
+            meta = doc.meta
+            self._commit(tx, NoteWrite(
+                note_id=note_id, kind="ops", at=self.clock(), actor=_actor(principal),
+                expected_frontier=row.frontier, update=ops, peer_id=peer_id, snapshot=doc.snapshot(),
+                frontier=frontier, title=meta.title, types=meta.types, properties=meta.properties,
+                blocks=[_block_row(b, i, provenance[b.id]) for i, b in enumerate(after)],
+            ), previous_blocks=before)
+        return OpsResult(frontier, note_id)
+
+    def archive(self, principal: Principal, note_id: str) -> NoteView:
+        return self._set_state(principal, note_id, "archive")
+
+    def unarchive(self, principal: Principal, note_id: str) -> NoteView:
+        return self._set_state(principal, note_id, "unarchive")
+
+    def trash(self, principal: Principal, note_id: str) -> NoteView:
+        return self._set_state(principal, note_id, "trash")
+
+    def restore(self, principal: Principal, note_id: str) -> NoteView:
+        return self._set_state(principal, note_id, "restore")
+
+    def _set_state(self, principal: Principal, note_id: str, kind: str) -> NoteView:
+        if kind in ("archive", "unarchive"):
+            principal.require(NOTES_WRITE)
+            if not principal.is_person:
+                # Spec, Concepts › Trash, archive and delete: archiving is something a person does.
+                raise PolicyDenied(detail="archiving is something a person does, never an agent",
+                                   extra={"reason": "person_only"})
+        else:
+            principal.require(NOTES_DELETE)
+        now = self.clock()
+        with self.store.write(principal.workspace_id) as tx:
+            row = self._writable_row(tx, principal, note_id, allow_trashed=kind in ("trash", "restore"))
+            field, value = {
+                "archive": ("archived_at", now), "unarchive": ("archived_at", None),
+                "trash": ("trashed_at", now), "restore": ("trashed_at", None),
+            }[kind]
+            if (getattr(row, field) is None) == (value is None):
+                return self._view(tx, principal, note_id)  # already in that state: nothing to write
+            self._commit(tx, NoteWrite(note_id=note_id, kind=kind, at=now, actor=_actor(principal),
+                                       expected_frontier=row.frontier, **{field: value}))
+            return self._view(tx, principal, note_id)
+
+    # ------------------------------------------------------------------ internals
+
+    @staticmethod
+    def _commit(tx: WorkspaceTx, write: NoteWrite, *, previous_blocks: list[BlockRow] | None = None) -> int:
+        """The single write path (see the module docstring)."""
+        return tx.write_note(write, previous_blocks=previous_blocks)
+
+    @staticmethod
+    def _writable_row(tx: WorkspaceTx, principal: Principal, note_id: str, *, with_snapshot: bool = False,
+                      allow_trashed: bool = False) -> NoteRow:
+        if not principal.can_see(note_id) or not is_ulid(note_id):
+            raise _not_found(note_id)
+        row = tx.note(note_id, with_snapshot=with_snapshot, for_update=True)
+        if row is None:
+            raise _not_found(note_id)
+        if row.trashed_at is not None and not allow_trashed:
+            raise Conflict(detail="the note is in the trash; restore it before changing it",
+                           extra={"reason": "trashed"}, next_call=f"POST /v1/notes/{note_id}/restore")
+        return row
+
+    @staticmethod
+    def _view(tx: WorkspaceTx, principal: Principal, note_id: str) -> NoteView:
+        if not principal.can_see(note_id) or not is_ulid(note_id):
+            raise _not_found(note_id)
+        row = tx.note(note_id)
+        if row is None:
+            raise _not_found(note_id)
+        blocks = [
+            {"id": b.block_id, "type": b.type, "text": b.text, "attrs": b.attrs, "origin": b.origin,
+             "review_state": b.review_state}
+            for b in tx.blocks(note_id)
+        ]
+        return NoteView(
+            id=row.id, title=row.title, types=tuple(row.types), properties=row.properties, frontier=row.frontier,
+            blocks=blocks, archived=row.archived_at is not None, trashed=row.trashed_at is not None,
+            created_at=row.created_at, updated_at=row.updated_at, archived_at=row.archived_at,
+            trashed_at=row.trashed_at,
+        )
+
+
+# ---------------------------------------------------------------------- helpers
+
+
+def encode_cursor(note_id: str) -> str:
+    return base64.urlsafe_b64encode((_CURSOR_PREFIX + note_id).encode()).rstrip(b"=").decode()
+
+
+def decode_cursor(cursor: str) -> str:
+    bad = ValidationFailed(detail="cursor is not one this server returned",
+                           field_errors=[FieldError("cursor", "malformed_cursor", "pass next_cursor back unchanged")])
+    if not isinstance(cursor, str) or len(cursor) > 100:
+        raise bad
+    try:
+        raw = base64.urlsafe_b64decode(cursor + "=" * (-len(cursor) % 4)).decode()
+    except (binascii.Error, UnicodeDecodeError, ValueError):
+        raise bad from None
+    if not raw.startswith(_CURSOR_PREFIX) or not is_ulid(raw[len(_CURSOR_PREFIX):]):
+        raise bad
+    return raw[len(_CURSOR_PREFIX):]
+
+
+def _not_found(note_id: str) -> NotFound:
+    return NotFound(detail=f"no note {note_id}", extra={"note_id": note_id}, next_call="GET /v1/notes")
+
+
+def _actor(principal: Principal) -> Actor:
+    return Actor(principal.kind, principal.principal_id, principal.token_id, principal.origin.value)
+
+
+def _block_row(block: Block, position: int, stamp: Provenance) -> BlockRow:
+    assert block.id is not None
+    return BlockRow(block.id, position, block.type, block.text, dict(block.attrs), stamp.origin.value,
+                    stamp.review.value)
+
+
+def _mint_block_ids(blocks: list[Block]) -> list[Block]:
+    errors, seen, out = [], set(), []
+    for i, block in enumerate(blocks):
+        if not isinstance(block, Block):
+            errors.append(FieldError(f"blocks[{i}]", "type", "a block"))
+            continue
+        if block.id is None:
+            block = block.with_id(new_id())
+        elif not is_ulid(block.id):
+            errors.append(FieldError(f"blocks[{i}].id", "ulid", "a block id is a ULID"))
+        elif block.id in seen:
+            errors.append(FieldError(f"blocks[{i}].id", "duplicate_block_id", f"{block.id} appears twice"))
+        seen.add(block.id)
+        out.append(block)
+    if errors:
+        raise ValidationFailed(detail="some blocks are invalid", field_errors=errors[:50],
+                               extra={"field_errors_truncated": max(0, len(errors) - 50)} if len(errors) > 50 else {})
+    return out
+
+
+def _check_block_identity(blocks: list[Block]) -> None:
+    """After an import every block must still have its own ULID (the projection and
+    everything that anchors to a block depend on it); otherwise the save is refused."""
+    seen: set[str] = set()
+    for block in blocks:
+        if block.id is None or block.id in seen:
+            raise ValidationFailed(
+                detail="after this update a block would have no ULID, or share one with another block; "
+                "copied blocks need freshly minted ids",
+                field_errors=[FieldError("ops", "block_identity",
+                                         "every block needs its own ULID id" if block.id is None
+                                         else f"block id {block.id} would appear twice")],
+            )
+        seen.add(block.id)
+
+
+def _changed_block_ids(before: list[BlockRow], after: list[Block]) -> set[str]:
+    old = {b.block_id: b for b in before}
+    changed = set()
+    for block in after:
+        prev = old.get(block.id or "")
+        if prev is None or (prev.type, prev.text, prev.attrs) != (block.type, block.text, block.attrs):
+            changed.add(block.id or "")
+    return changed

@@ -1,0 +1,289 @@
+"""People: members of workspaces who sign in with a password and hold web sessions.
+
+Passwords are hashed with argon2id (argon2-cffi's defaults). A web session is
+a random cookie value of which only the SHA-256 is stored; its CSRF token is
+an HMAC of the session id under the deployment's secret, so it needs no
+storage and cannot be forged without the secret.
+"""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import hmac
+import secrets
+from collections.abc import Callable
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+
+from argon2 import PasswordHasher
+from argon2.exceptions import InvalidHashError, VerificationError, VerifyMismatchError
+
+from fastpad.errors import Conflict, FieldError, NotFound, PolicyDenied, Unauthenticated, ValidationFailed
+from fastpad.notes.ids import new_id
+from fastpad.security.principals import Principal
+from fastpad.security.scopes import SESSION_SCOPES
+from fastpad.store import PersonRow, SessionRow, Store, utcnow
+
+SESSION_TTL = timedelta(days=14)
+SESSION_TOUCH_GRANULARITY = timedelta(minutes=5)
+MIN_PASSWORD = 8
+MAX_PASSWORD = 1024
+ROLES = ("owner", "admin", "member")
+_SESSION_PREFIX = "fps_"
+
+
+@dataclass(frozen=True)
+class PersonInfo:
+    id: str
+    email: str
+    display_name: str
+    role: str
+    workspace_id: str
+    created_at: datetime
+
+    def as_dict(self) -> dict[str, str]:
+        return {"id": self.id, "email": self.email, "display_name": self.display_name, "role": self.role,
+                "workspace_id": self.workspace_id, "created_at": self.created_at.isoformat()}
+
+
+def normalize_email(email: str) -> str:
+    if not isinstance(email, str) or "@" not in email.strip() or len(email) > 320:
+        raise ValidationFailed(detail="not an email address",
+                               field_errors=[FieldError("email", "email", "an email address, like ada@example.com")])
+    return email.strip().lower()
+
+
+def _check_password(password: str) -> None:
+    if not isinstance(password, str) or not MIN_PASSWORD <= len(password) <= MAX_PASSWORD:
+        raise ValidationFailed(
+            detail=f"a password has {MIN_PASSWORD} to {MAX_PASSWORD} characters",
+            field_errors=[FieldError("password", "length", f"{MIN_PASSWORD} to {MAX_PASSWORD} characters")],
+        )
+
+
+class PeopleService:
+    def __init__(
+        self,
+        store: Store,
+        secret: bytes,
+        *,
+        hasher: PasswordHasher | None = None,
+        clock: Callable[[], datetime] = utcnow,
+        session_ttl: timedelta = SESSION_TTL,
+    ) -> None:
+        if not secret:
+            raise ValueError("PeopleService needs the deployment secret")
+        self.store = store
+        self._secret = secret
+        self.hasher = hasher or PasswordHasher()  # argon2id
+        self.clock = clock
+        self.session_ttl = session_ttl
+        self._dummy_hash: str | None = None
+
+    @property
+    def session_max_age_s(self) -> int:
+        """Cookie Max-Age matching the server-side session lifetime."""
+        return int(self.session_ttl.total_seconds())
+
+    # ------------------------------------------------------------------ people
+
+    def create_person(
+        self,
+        workspace_id: str,
+        email: str,
+        *,
+        password: str | None = None,
+        role: str = "member",
+        display_name: str = "",
+    ) -> PersonInfo:
+        """Add a member to a workspace, creating the person if the email is new.
+        A person who already exists elsewhere keeps their password."""
+        email = normalize_email(email)
+        if role not in ROLES:
+            raise ValidationFailed(detail=f"role is one of {', '.join(ROLES)}",
+                                   field_errors=[FieldError("role", "enum", f"one of {', '.join(ROLES)}")])
+        if password is not None:
+            _check_password(password)
+        try:
+            return self._add_person(workspace_id, email, password, role, display_name)
+        except self.store.integrity_errors:
+            # Someone added the same email at the same moment.
+            raise Conflict(detail=f"{email} was just added; try again") from None
+
+    def _add_person(self, workspace_id: str, email: str, password: str | None, role: str,
+                    display_name: str) -> PersonInfo:
+        now = self.clock()
+        existing = self.store.login_lookup(email)
+        # Hash before taking the write transaction: argon2 is deliberately slow.
+        password_hash = self.hasher.hash(password) if password is not None and existing is None else None
+        with self.store.write(workspace_id) as tx:
+            if tx.workspace() is None:
+                raise NotFound(detail=f"workspace {workspace_id} not found")
+            if existing is None:
+                person_id = new_id()
+                tx.insert_person(PersonRow(
+                    id=person_id, email=email, display_name=display_name,
+                    password_hash=password_hash, created_at=now,
+                ))
+            else:
+                person_id = existing[0]
+                if tx.member(person_id) is not None:
+                    raise Conflict(detail=f"{email} is already a member of this workspace")
+            tx.add_member(person_id, role, now)
+            person = tx.person(person_id)
+        assert person is not None
+        return PersonInfo(person.id, person.email, person.display_name, role, workspace_id, person.created_at)
+
+    def set_password(self, workspace_id: str, person_id: str, password: str) -> None:
+        _check_password(password)
+        password_hash = self.hasher.hash(password)
+        with self.store.write(workspace_id) as tx:
+            if tx.member(person_id) is None:
+                raise NotFound(detail=f"person {person_id} not found")
+            tx.set_password_hash(person_id, password_hash)
+
+    def remove_member(self, workspace_id: str, person_id: str) -> None:
+        """Take a person out of a workspace: their sessions and CLI tokens there stop working."""
+        with self.store.write(workspace_id) as tx:
+            if not tx.remove_member(person_id):
+                raise NotFound(detail=f"person {person_id} is not a member")
+
+    def members(self, workspace_id: str) -> list[PersonInfo]:
+        with self.store.read(workspace_id) as tx:
+            return [PersonInfo(p.id, p.email, p.display_name, role, workspace_id, p.created_at)
+                    for p, role in tx.members()]
+
+    def workspaces(self, person_id: str) -> list[dict[str, str]]:
+        """The workspaces a person belongs to (for a switcher)."""
+        return [{"id": w.id, "name": w.name, "role": role} for w, role in self.store.memberships(person_id)]
+
+    # ------------------------------------------------------------------ principals
+
+    def principal_for(self, workspace_id: str, person_id: str) -> Principal:
+        """A member acting in a workspace with a person's full grant (web session / operator)."""
+        with self.store.read(workspace_id) as tx:
+            if tx.member(person_id) is None:
+                raise Unauthenticated(detail="not a member of this workspace")
+        return Principal.person(workspace_id, person_id, scopes=SESSION_SCOPES)
+
+    def switch_workspace(self, principal: Principal, workspace_id: str) -> Principal:
+        """The same signed-in person acting in another workspace they belong to.
+        A token is bound to its workspace, and a workspace the person is not in
+        yields a principal that sees nothing there — never someone else's notes."""
+        if workspace_id == principal.workspace_id:
+            return principal
+        if principal.is_person and principal.token_id is None:
+            with self.store.read(workspace_id) as tx:
+                if tx.member(principal.principal_id) is not None:
+                    return Principal.person(workspace_id, principal.principal_id, scopes=principal.scopes)
+        return principal.sees_nothing_in(workspace_id)
+
+    # ------------------------------------------------------------------ passwords
+
+    def authenticate_password(self, email: str, password: str, *, workspace_id: str | None = None) -> Principal:
+        """A person principal for a correct email + password, in ``workspace_id``
+        or else the person's first workspace. Every failure is the same
+        Unauthenticated, and an unknown email costs the same hashing time."""
+        failure = Unauthenticated(detail="wrong email or password")
+        try:
+            email = normalize_email(email)
+        except ValidationFailed:
+            raise failure from None
+        if not isinstance(password, str) or len(password) > MAX_PASSWORD:
+            raise failure
+        found = self.store.login_lookup(email)
+        if found is None or found[1] is None:
+            self._burn(password)
+            raise failure
+        person_id, stored = found
+        try:
+            self.hasher.verify(stored, password)
+        except (VerifyMismatchError, VerificationError, InvalidHashError):
+            raise failure from None
+        memberships = self.store.memberships(person_id)
+        if workspace_id is not None:
+            memberships = [(w, r) for w, r in memberships if w.id == workspace_id]
+        if not memberships:
+            raise failure
+        workspace = memberships[0][0].id
+        if self.hasher.check_needs_rehash(stored):
+            rehashed = self.hasher.hash(password)
+            with self.store.write(workspace) as tx:
+                tx.set_password_hash(person_id, rehashed)
+        return Principal.person(workspace, person_id, scopes=SESSION_SCOPES)
+
+    def _burn(self, password: str) -> None:
+        if self._dummy_hash is None:
+            self._dummy_hash = self.hasher.hash(secrets.token_urlsafe(16))
+        try:
+            self.hasher.verify(self._dummy_hash, password or "x")
+        except (VerifyMismatchError, VerificationError, InvalidHashError):
+            pass
+
+    # ------------------------------------------------------------------ web sessions
+
+    def create_session(self, principal: Principal) -> tuple[str, str]:
+        """Open a web session for a signed-in person: (session cookie value, CSRF token)."""
+        if not principal.is_person:
+            raise PolicyDenied(detail="only a person has a web session")
+        now = self.clock()
+        session_id = _SESSION_PREFIX + secrets.token_urlsafe(32)
+        with self.store.write(principal.workspace_id) as tx:
+            if tx.member(principal.principal_id) is None:
+                raise Unauthenticated(detail="not a member of this workspace")
+            tx.insert_session(SessionRow(
+                id=new_id(), person_id=principal.principal_id, session_hash=_sha256(session_id), created_at=now,
+                expires_at=now + self.session_ttl, last_seen_at=now, ended_at=None,
+            ))
+        return session_id, self.csrf_token(session_id)
+
+    def session_principal(self, session_id: str, *, workspace_id: str | None = None) -> Principal:
+        """The person a session cookie stands for; Unauthenticated if unknown, ended or expired."""
+        failure = Unauthenticated(detail="no such session; sign in again", next_call="POST /v1/session")
+        if not isinstance(session_id, str) or not session_id.startswith(_SESSION_PREFIX) or len(session_id) > 200:
+            raise failure
+        digest = _sha256(session_id)
+        found = self.store.resolve_credential("session", digest)
+        if found is None:
+            raise failure
+        session_workspace, row_id = found
+        now = self.clock()
+        with self.store.read(session_workspace) as tx:
+            row = tx.session(row_id)
+            if row is None or not hmac.compare_digest(row.session_hash, digest):
+                raise failure
+            if row.ended_at is not None or row.expires_at <= now:
+                raise Unauthenticated(detail="this session has ended; sign in again", next_call="POST /v1/session")
+            if tx.member(row.person_id) is None:
+                raise failure
+        if now - row.last_seen_at >= SESSION_TOUCH_GRANULARITY:
+            with self.store.write(session_workspace) as tx:
+                tx.touch_session(row.id, now)
+        principal = Principal.person(session_workspace, row.person_id, scopes=SESSION_SCOPES)
+        if workspace_id is not None and workspace_id != session_workspace:
+            return self.switch_workspace(principal, workspace_id)
+        return principal
+
+    def end_session(self, session_id: str) -> None:
+        """Sign out. Ending an unknown or already-ended session is not an error."""
+        if not isinstance(session_id, str):
+            return
+        found = self.store.resolve_credential("session", _sha256(session_id))
+        if found is None:
+            return
+        with self.store.write(found[0]) as tx:
+            tx.end_session(found[1], self.clock())
+
+    def csrf_token(self, session_id: str) -> str:
+        mac = hmac.new(self._secret, b"csrf:" + session_id.encode("utf-8"), hashlib.sha256).digest()
+        return base64.urlsafe_b64encode(mac).rstrip(b"=").decode("ascii")
+
+    def check_csrf(self, session_id: str, csrf_token: str) -> bool:
+        if not isinstance(session_id, str) or not isinstance(csrf_token, str):
+            return False
+        return hmac.compare_digest(self.csrf_token(session_id), csrf_token)
+
+
+def _sha256(value: str) -> str:
+    return hashlib.sha256(value.encode("utf-8")).hexdigest()

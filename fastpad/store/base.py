@@ -1,0 +1,692 @@
+"""The storage interface and the one data-access layer both backends share.
+
+Every workspace-scoped statement in the project lives in ``WorkspaceTx``. A
+``WorkspaceTx`` is bound to one workspace when it is opened and adds
+``workspace_id = <that workspace>`` to every statement itself; there is no way
+to hand it SQL or a workspace from outside. That is the isolation rule on
+SQLite; on PostgreSQL the same statements additionally run under forced
+row-level security keyed on the same workspace (``app.workspace_id``), so a
+missing filter would still return nothing.
+
+Statements are written once with ``?`` placeholders; the dialect converts them
+and the values (timestamps, JSON, booleans) for its backend. Services never
+build SQL: they call methods here with values, which are always bound as
+parameters.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from abc import ABC, abstractmethod
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
+from datetime import datetime, timedelta, timezone
+from pathlib import Path
+from typing import Any, ClassVar
+
+from fastpad.errors import NotFound, StaleFrontier
+from fastpad.store.records import (
+    UNCHANGED,
+    AgentRow,
+    BlockRow,
+    ChangeRow,
+    IdempotencyRecord,
+    LexicalHit,
+    MemberRow,
+    NoteRow,
+    NoteWrite,
+    OpLogEntry,
+    PersonRow,
+    SessionRow,
+    TokenRow,
+    WorkspaceRow,
+)
+
+MIGRATIONS_DIR = Path(__file__).parent / "migrations"
+IDEMPOTENCY_TTL = timedelta(hours=24)
+_MIGRATION_NAME = re.compile(r"^(\d{4})_([a-z0-9_]+)\.sql$")
+_SEARCH_TERM = re.compile(r"\w+", re.UNICODE)
+MAX_SEARCH_TERMS = 32
+
+
+def utcnow() -> datetime:
+    return datetime.now(timezone.utc)
+
+
+def migrations(backend: str) -> list[tuple[int, str, str]]:
+    """(version, name, sql) for every migration file of ``backend``, in order."""
+    found = []
+    for path in sorted((MIGRATIONS_DIR / backend).glob("*.sql")):
+        match = _MIGRATION_NAME.match(path.name)
+        if not match:
+            raise RuntimeError(f"migration file {path.name!r} is not named NNNN_name.sql")
+        found.append((int(match.group(1)), match.group(2), path.read_text(encoding="utf-8")))
+    versions = [v for v, _, _ in found]
+    if versions != list(range(1, len(versions) + 1)):
+        raise RuntimeError(f"{backend} migrations must be numbered 1..n without gaps, got {versions}")
+    return found
+
+
+def search_terms(query: str) -> list[str]:
+    """A user's query as plain word terms: punctuation, quotes and operators
+    (AND, NEAR, ``:``, ``*``…) never reach the index's query language."""
+    return [t.lower() for t in _SEARCH_TERM.findall(query or "")][:MAX_SEARCH_TERMS]
+
+
+class Dialect:
+    """How one backend spells placeholders and values."""
+
+    name: ClassVar[str]
+    for_update: ClassVar[str] = ""
+
+    def __init__(self) -> None:
+        self._cache: dict[str, str] = {}
+
+    def sql(self, text: str) -> str:
+        return text
+
+    # values in / out
+    def ts(self, value: datetime | None) -> Any:
+        return value
+
+    def ts_out(self, value: Any) -> datetime | None:
+        return value
+
+    def js(self, value: Any) -> Any:
+        return value
+
+    def js_out(self, value: Any) -> Any:
+        return value
+
+    def ids(self, values: Iterable[str]) -> Any:
+        return list(values)
+
+    # `column IN <ids>` with one bound parameter
+    def in_ids(self, column: str) -> str:
+        raise NotImplementedError
+
+
+class WorkspaceTx:
+    """One transaction acting for one workspace. Obtain it from ``Store.read``/``Store.write``."""
+
+    def __init__(self, conn: Any, dialect: Dialect, workspace_id: str, *, writable: bool) -> None:
+        self._conn = conn
+        self._d = dialect
+        self.workspace_id = workspace_id
+        self.writable = writable
+
+    # ------------------------------------------------------------------ plumbing
+
+    def _x(self, sql: str, params: Sequence[Any] = ()) -> Any:
+        return self._conn.execute(self._d.sql(sql), params)
+
+    def _many(self, sql: str, rows: list[Sequence[Any]]) -> None:
+        if rows:
+            self._conn.cursor().executemany(self._d.sql(sql), rows)
+
+    def _w(self) -> None:
+        if not self.writable:
+            raise RuntimeError("this transaction was opened with Store.read(); use Store.write()")
+
+    # ------------------------------------------------------------------ workspace, people, members
+
+    def insert_workspace(self, name: str, at: datetime) -> WorkspaceRow:
+        self._w()
+        self._x(
+            "INSERT INTO workspaces (id, name, feed_seq, created_at) VALUES (?, ?, 0, ?)",
+            (self.workspace_id, name, self._d.ts(at)),
+        )
+        return WorkspaceRow(self.workspace_id, name, at)
+
+    def workspace(self) -> WorkspaceRow | None:
+        row = self._x("SELECT id, name, created_at FROM workspaces WHERE id = ?", (self.workspace_id,)).fetchone()
+        return WorkspaceRow(row[0], row[1], self._d.ts_out(row[2])) if row else None
+
+    def insert_person(self, person: PersonRow) -> None:
+        """People are global; this transaction's workspace is where they are being added."""
+        self._w()
+        self._x(
+            "INSERT INTO people (id, email, display_name, password_hash, created_at) VALUES (?, ?, ?, ?, ?)",
+            (person.id, person.email, person.display_name, person.password_hash, self._d.ts(person.created_at)),
+        )
+
+    def add_member(self, person_id: str, role: str, at: datetime) -> None:
+        self._w()
+        self._x(
+            "INSERT INTO workspace_members (workspace_id, person_id, role, created_at) VALUES (?, ?, ?, ?)",
+            (self.workspace_id, person_id, role, self._d.ts(at)),
+        )
+
+    def remove_member(self, person_id: str) -> bool:
+        self._w()
+        cur = self._x("DELETE FROM workspace_members WHERE workspace_id = ? AND person_id = ?",
+                      (self.workspace_id, person_id))
+        return cur.rowcount > 0
+
+    def member(self, person_id: str) -> MemberRow | None:
+        row = self._x(
+            "SELECT workspace_id, person_id, role, created_at FROM workspace_members"
+            " WHERE workspace_id = ? AND person_id = ?",
+            (self.workspace_id, person_id),
+        ).fetchone()
+        return MemberRow(row[0], row[1], row[2], self._d.ts_out(row[3])) if row else None
+
+    def members(self) -> list[tuple[PersonRow, str]]:
+        rows = self._x(
+            "SELECT p.id, p.email, p.display_name, p.password_hash, p.created_at, m.role"
+            " FROM workspace_members m JOIN people p ON p.id = m.person_id"
+            " WHERE m.workspace_id = ? ORDER BY m.created_at, p.id",
+            (self.workspace_id,),
+        ).fetchall()
+        return [(self._person(r), r[5]) for r in rows]
+
+    def person(self, person_id: str) -> PersonRow | None:
+        """A person, only if they are a member of this workspace."""
+        row = self._x(
+            "SELECT p.id, p.email, p.display_name, p.password_hash, p.created_at"
+            " FROM people p JOIN workspace_members m ON m.person_id = p.id"
+            " WHERE m.workspace_id = ? AND p.id = ?",
+            (self.workspace_id, person_id),
+        ).fetchone()
+        return self._person(row) if row else None
+
+    def person_by_email(self, email: str) -> PersonRow | None:
+        """A member of this workspace by (lower-cased) email."""
+        row = self._x(
+            "SELECT p.id, p.email, p.display_name, p.password_hash, p.created_at"
+            " FROM people p JOIN workspace_members m ON m.person_id = p.id"
+            " WHERE m.workspace_id = ? AND p.email = ?",
+            (self.workspace_id, email),
+        ).fetchone()
+        return self._person(row) if row else None
+
+    def set_password_hash(self, person_id: str, password_hash: str | None) -> None:
+        """Only for a member of this workspace."""
+        self._w()
+        self._x(
+            "UPDATE people SET password_hash = ? WHERE id = ?"
+            " AND id IN (SELECT person_id FROM workspace_members WHERE workspace_id = ?)",
+            (password_hash, person_id, self.workspace_id),
+        )
+
+    def _person(self, r: Sequence[Any]) -> PersonRow:
+        return PersonRow(r[0], r[1], r[2], r[3], self._d.ts_out(r[4]))
+
+    # ------------------------------------------------------------------ agents
+
+    def insert_agent(self, agent: AgentRow) -> None:
+        self._w()
+        self._x(
+            "INSERT INTO agents (id, workspace_id, name, created_by, created_at) VALUES (?, ?, ?, ?, ?)",
+            (agent.id, self.workspace_id, agent.name, agent.created_by, self._d.ts(agent.created_at)),
+        )
+
+    def agent(self, agent_id: str) -> AgentRow | None:
+        row = self._x(
+            "SELECT id, name, created_by, created_at FROM agents WHERE workspace_id = ? AND id = ?",
+            (self.workspace_id, agent_id),
+        ).fetchone()
+        return AgentRow(row[0], row[1], row[2], self._d.ts_out(row[3])) if row else None
+
+    # ------------------------------------------------------------------ tokens
+
+    _TOKEN_COLUMNS = (
+        "id, token_hash, prefix, label, kind, agent_id, person_id, scopes, note_ids, auto_apply,"
+        " rate_limit_per_minute, parent_id, root_id, created_by_kind, created_by_id, expires_at,"
+        " revoked_at, last_used_at, created_at"
+    )
+
+    def insert_token(self, t: TokenRow) -> None:
+        self._w()
+        d = self._d
+        self._x(
+            f"INSERT INTO tokens (workspace_id, {self._TOKEN_COLUMNS})"
+            " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            (
+                self.workspace_id, t.id, t.token_hash, t.prefix, t.label, t.kind, t.agent_id, t.person_id,
+                d.js(list(t.scopes)), None if t.note_ids is None else d.js(list(t.note_ids)), t.auto_apply,
+                t.rate_limit_per_minute, t.parent_id, t.root_id, t.created_by_kind, t.created_by_id,
+                d.ts(t.expires_at), d.ts(t.revoked_at), d.ts(t.last_used_at), d.ts(t.created_at),
+            ),
+        )
+        self._index_credential("token", t.token_hash, t.id)
+
+    def token(self, token_id: str, *, for_update: bool = False) -> TokenRow | None:
+        lock = self._d.for_update if for_update else ""
+        row = self._x(
+            f"SELECT {self._TOKEN_COLUMNS} FROM tokens WHERE workspace_id = ? AND id = ?{lock}",
+            (self.workspace_id, token_id),
+        ).fetchone()
+        return self._token(row) if row else None
+
+    def tokens(self) -> list[TokenRow]:
+        rows = self._x(
+            f"SELECT {self._TOKEN_COLUMNS} FROM tokens WHERE workspace_id = ? ORDER BY created_at, id",
+            (self.workspace_id,),
+        ).fetchall()
+        return [self._token(r) for r in rows]
+
+    def revoke_token_tree(self, token_id: str, at: datetime) -> list[str]:
+        """Revoke a token and every token delegated from it, transitively.
+        Returns the ids this call revoked (already-revoked ones are left as they were)."""
+        self._w()
+        rows = self._x(
+            "WITH RECURSIVE tree(id) AS ("
+            "  SELECT id FROM tokens WHERE workspace_id = ? AND id = ?"
+            "  UNION SELECT t.id FROM tokens t JOIN tree ON t.parent_id = tree.id WHERE t.workspace_id = ?"
+            ") UPDATE tokens SET revoked_at = ?"
+            " WHERE workspace_id = ? AND id IN (SELECT id FROM tree) AND revoked_at IS NULL RETURNING id",
+            (self.workspace_id, token_id, self.workspace_id, self._d.ts(at), self.workspace_id),
+        ).fetchall()
+        return sorted(r[0] for r in rows)
+
+    def touch_token(self, token_id: str, at: datetime) -> None:
+        self._w()
+        self._x(
+            "UPDATE tokens SET last_used_at = ? WHERE workspace_id = ? AND id = ?",
+            (self._d.ts(at), self.workspace_id, token_id),
+        )
+
+    def _token(self, r: Sequence[Any]) -> TokenRow:
+        d = self._d
+        note_ids = d.js_out(r[8])
+        return TokenRow(
+            id=r[0], token_hash=r[1], prefix=r[2], label=r[3], kind=r[4], agent_id=r[5], person_id=r[6],
+            scopes=tuple(d.js_out(r[7])), note_ids=None if note_ids is None else tuple(note_ids),
+            auto_apply=bool(r[9]), rate_limit_per_minute=int(r[10]), parent_id=r[11], root_id=r[12],
+            created_by_kind=r[13], created_by_id=r[14], expires_at=d.ts_out(r[15]),
+            revoked_at=d.ts_out(r[16]), last_used_at=d.ts_out(r[17]), created_at=d.ts_out(r[18]),
+        )
+
+    def _index_credential(self, kind: str, credential_hash: str, subject_id: str) -> None:
+        self._x(
+            "INSERT INTO credential_index (hash, kind, workspace_id, subject_id) VALUES (?, ?, ?, ?)",
+            (credential_hash, kind, self.workspace_id, subject_id),
+        )
+
+    # ------------------------------------------------------------------ web sessions
+
+    def insert_session(self, s: SessionRow) -> None:
+        self._w()
+        d = self._d
+        self._x(
+            "INSERT INTO web_sessions (id, workspace_id, person_id, session_hash, created_at, expires_at,"
+            " last_seen_at, ended_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+            (s.id, self.workspace_id, s.person_id, s.session_hash, d.ts(s.created_at), d.ts(s.expires_at),
+             d.ts(s.last_seen_at), d.ts(s.ended_at)),
+        )
+        self._index_credential("session", s.session_hash, s.id)
+
+    def session(self, session_id: str) -> SessionRow | None:
+        row = self._x(
+            "SELECT id, person_id, session_hash, created_at, expires_at, last_seen_at, ended_at"
+            " FROM web_sessions WHERE workspace_id = ? AND id = ?",
+            (self.workspace_id, session_id),
+        ).fetchone()
+        if not row:
+            return None
+        d = self._d
+        return SessionRow(row[0], row[1], row[2], d.ts_out(row[3]), d.ts_out(row[4]), d.ts_out(row[5]),
+                          d.ts_out(row[6]))
+
+    def touch_session(self, session_id: str, at: datetime) -> None:
+        self._w()
+        self._x("UPDATE web_sessions SET last_seen_at = ? WHERE workspace_id = ? AND id = ?",
+                (self._d.ts(at), self.workspace_id, session_id))
+
+    def end_session(self, session_id: str, at: datetime) -> None:
+        self._w()
+        self._x(
+            "UPDATE web_sessions SET ended_at = ? WHERE workspace_id = ? AND id = ? AND ended_at IS NULL",
+            (self._d.ts(at), self.workspace_id, session_id),
+        )
+
+    # ------------------------------------------------------------------ notes: reads
+
+    _NOTE_COLUMNS = "id, title, types, properties, frontier, op_seq, archived_at, trashed_at, created_at, updated_at"
+
+    def note(self, note_id: str, *, with_snapshot: bool = False, for_update: bool = False) -> NoteRow | None:
+        cols = self._NOTE_COLUMNS + (", snapshot" if with_snapshot else "")
+        lock = self._d.for_update if for_update else ""
+        row = self._x(
+            f"SELECT {cols} FROM notes WHERE workspace_id = ? AND id = ?{lock}", (self.workspace_id, note_id)
+        ).fetchone()
+        return self._note(row, with_snapshot) if row else None
+
+    def list_notes(
+        self,
+        *,
+        after_id: str | None = None,
+        limit: int = 50,
+        include_archived: bool = False,
+        include_trashed: bool = False,
+        note_ids: Iterable[str] | None = None,
+    ) -> list[NoteRow]:
+        """Keyset page of notes in id (creation) order, strictly after ``after_id``."""
+        where = ["workspace_id = ?"]
+        params: list[Any] = [self.workspace_id]
+        if after_id is not None:
+            where.append("id > ?")
+            params.append(after_id)
+        if not include_archived:
+            where.append("archived_at IS NULL")
+        if not include_trashed:
+            where.append("trashed_at IS NULL")
+        if note_ids is not None:
+            where.append(self._d.in_ids("id"))
+            params.append(self._d.ids(note_ids))
+        params.append(int(limit))
+        rows = self._x(
+            f"SELECT {self._NOTE_COLUMNS} FROM notes WHERE {' AND '.join(where)} ORDER BY id LIMIT ?", params
+        ).fetchall()
+        return [self._note(r, False) for r in rows]
+
+    def existing_note_ids(self, note_ids: Iterable[str]) -> set[str]:
+        ids = list(dict.fromkeys(note_ids))
+        if not ids:
+            return set()
+        rows = self._x(
+            f"SELECT id FROM notes WHERE workspace_id = ? AND {self._d.in_ids('id')}",
+            (self.workspace_id, self._d.ids(ids)),
+        ).fetchall()
+        return {r[0] for r in rows}
+
+    def blocks(self, note_id: str) -> list[BlockRow]:
+        rows = self._x(
+            "SELECT block_id, position, type, text, attrs, origin, review_state FROM blocks"
+            " WHERE workspace_id = ? AND note_id = ? ORDER BY position",
+            (self.workspace_id, note_id),
+        ).fetchall()
+        return [BlockRow(r[0], r[1], r[2], r[3], self._d.js_out(r[4]), r[5], r[6]) for r in rows]
+
+    def op_log(self, note_id: str, *, after_seq: int = 0) -> list[OpLogEntry]:
+        rows = self._x(
+            "SELECT seq, kind, payload, peer_id, frontier, principal_kind, principal_id, token_id, origin,"
+            " created_at FROM note_updates WHERE workspace_id = ? AND note_id = ? AND seq > ? ORDER BY seq",
+            (self.workspace_id, note_id, after_seq),
+        ).fetchall()
+        return [
+            OpLogEntry(r[0], r[1], bytes(r[2]), r[3], r[4], r[5], r[6], r[7], r[8], self._d.ts_out(r[9]))
+            for r in rows
+        ]
+
+    def changes(self, *, after_seq: int = 0, limit: int = 1000) -> list[ChangeRow]:
+        rows = self._x(
+            "SELECT seq, note_id, kind, at FROM change_feed WHERE workspace_id = ? AND seq > ?"
+            " ORDER BY seq LIMIT ?",
+            (self.workspace_id, after_seq, int(limit)),
+        ).fetchall()
+        return [ChangeRow(r[0], r[1], r[2], self._d.ts_out(r[3])) for r in rows]
+
+    def lexical_search(
+        self,
+        query: str,
+        *,
+        limit: int = 20,
+        note_ids: Iterable[str] | None = None,
+        include_archived: bool = False,
+    ) -> list[LexicalHit]:
+        """Blocks matching any word of ``query`` (best first). Trashed notes never
+        match; archived notes only when asked. The query is reduced to plain
+        terms first, so no input is a syntax error."""
+        raise NotImplementedError
+
+    def _note(self, r: Sequence[Any], with_snapshot: bool) -> NoteRow:
+        d = self._d
+        return NoteRow(
+            id=r[0], title=r[1], types=tuple(d.js_out(r[2])), properties=d.js_out(r[3]), frontier=r[4],
+            op_seq=int(r[5]), archived_at=d.ts_out(r[6]), trashed_at=d.ts_out(r[7]),
+            created_at=d.ts_out(r[8]), updated_at=d.ts_out(r[9]),
+            snapshot=bytes(r[10]) if with_snapshot else None,
+        )
+
+    # ------------------------------------------------------------------ notes: the single write path
+
+    def write_note(self, w: NoteWrite, *, previous_blocks: list[BlockRow] | None = None) -> int:
+        """Apply one committed write: op log, note row, block projection (and
+        with it the lexical index), change feed — all in this transaction.
+        Returns the change-feed seq. ``previous_blocks`` is the projection the
+        caller read in this transaction, if it has it (saves a read).
+
+        Raises NotFound for a missing note and StaleFrontier when the stored
+        frontier is not ``w.expected_frontier``; the caller's transaction then
+        rolls back with nothing written.
+        """
+        self._w()
+        d = self._d
+        at = d.ts(w.at)
+        if w.kind == "create":
+            if w.snapshot is None or w.frontier is None:
+                raise ValueError("a create needs a snapshot and a frontier")
+            seq = 1 if w.update is not None else 0
+            self._x(
+                "INSERT INTO notes (id, workspace_id, title, types, properties, snapshot, frontier, op_seq,"
+                " created_by_kind, created_by_id, archived_at, trashed_at, created_at, updated_at)"
+                " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, NULL, NULL, ?, ?)",
+                (
+                    w.note_id, self.workspace_id, w.title or "", d.js(list(w.types or ())),
+                    d.js(dict(w.properties or {})), w.snapshot, w.frontier, seq, w.actor.kind, w.actor.id, at, at,
+                ),
+            )
+            previous_blocks = []
+        else:
+            if w.expected_frontier is None:
+                raise ValueError("an update needs expected_frontier")
+            sets, params = ["updated_at = ?"], [at]
+            if w.snapshot is not None:
+                sets += ["snapshot = ?", "frontier = ?"]
+                params += [w.snapshot, w.frontier]
+            if w.title is not None:
+                sets.append("title = ?")
+                params.append(w.title)
+            if w.types is not None:
+                sets.append("types = ?")
+                params.append(d.js(list(w.types)))
+            if w.properties is not None:
+                sets.append("properties = ?")
+                params.append(d.js(dict(w.properties)))
+            if w.update is not None:
+                sets.append("op_seq = op_seq + 1")
+            if w.archived_at is not UNCHANGED:
+                sets.append("archived_at = ?")
+                params.append(d.ts(w.archived_at))
+            if w.trashed_at is not UNCHANGED:
+                sets.append("trashed_at = ?")
+                params.append(d.ts(w.trashed_at))
+            row = self._x(
+                f"UPDATE notes SET {', '.join(sets)} WHERE workspace_id = ? AND id = ? AND frontier = ?"
+                " RETURNING op_seq",
+                (*params, self.workspace_id, w.note_id, w.expected_frontier),
+            ).fetchone()
+            if row is None:
+                current = self.note(w.note_id)
+                if current is None:
+                    raise NotFound(detail=f"note {w.note_id} not found")
+                raise StaleFrontier(
+                    detail="the note changed since that frontier was read",
+                    extra={"expected_frontier": w.expected_frontier, "current_frontier": current.frontier},
+                )
+            seq = int(row[0])
+        if w.update is not None:
+            self._x(
+                "INSERT INTO note_updates (workspace_id, note_id, seq, kind, payload, peer_id, frontier,"
+                " principal_kind, principal_id, token_id, origin, created_at)"
+                " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                (
+                    self.workspace_id, w.note_id, seq, w.kind, w.update, w.peer_id, w.frontier or w.expected_frontier,
+                    w.actor.kind, w.actor.id, w.actor.token_id, w.actor.origin, at,
+                ),
+            )
+        if w.blocks is not None:
+            self._project(w.note_id, w.blocks, previous_blocks, at)
+        feed = self._x(
+            "UPDATE workspaces SET feed_seq = feed_seq + 1 WHERE id = ? RETURNING feed_seq", (self.workspace_id,)
+        ).fetchone()
+        if feed is None:
+            raise NotFound(detail=f"workspace {self.workspace_id} not found")
+        self._x(
+            "INSERT INTO change_feed (workspace_id, seq, note_id, kind, at) VALUES (?, ?, ?, ?, ?)",
+            (self.workspace_id, int(feed[0]), w.note_id, w.kind, at),
+        )
+        return int(feed[0])
+
+    def _project(self, note_id: str, blocks: list[BlockRow], previous: list[BlockRow] | None, at: Any) -> None:
+        """Bring the block projection to ``blocks`` touching only rows that changed
+        (the lexical index follows every row change in the same statement)."""
+        d, ws = self._d, self.workspace_id
+        before = {b.block_id: b for b in (previous if previous is not None else self.blocks(note_id))}
+        after_ids = {b.block_id for b in blocks}
+        if len(after_ids) != len(blocks):
+            raise ValueError("a block id appears twice in one note")
+        self._many(
+            "DELETE FROM blocks WHERE workspace_id = ? AND note_id = ? AND block_id = ?",
+            [(ws, note_id, block_id) for block_id in before if block_id not in after_ids],
+        )
+        inserts, updates, moves = [], [], []
+        for position, b in enumerate(blocks):
+            old = before.get(b.block_id)
+            if old is None:
+                inserts.append((ws, note_id, b.block_id, position, b.type, b.text, d.js(b.attrs), b.origin,
+                                b.review_state, at))
+            elif (old.type, old.text, old.attrs, old.origin, old.review_state) != (
+                b.type, b.text, b.attrs, b.origin, b.review_state
+            ):
+                updates.append((position, b.type, b.text, d.js(b.attrs), b.origin, b.review_state, at, ws,
+                                note_id, b.block_id))
+            elif old.position != position:
+                moves.append((position, ws, note_id, b.block_id))
+        self._many(
+            "INSERT INTO blocks (workspace_id, note_id, block_id, position, type, text, attrs, origin,"
+            " review_state, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            inserts,
+        )
+        self._many(
+            "UPDATE blocks SET position = ?, type = ?, text = ?, attrs = ?, origin = ?, review_state = ?,"
+            " updated_at = ? WHERE workspace_id = ? AND note_id = ? AND block_id = ?",
+            updates,
+        )
+        self._many(
+            "UPDATE blocks SET position = ? WHERE workspace_id = ? AND note_id = ? AND block_id = ?", moves
+        )
+
+    # ------------------------------------------------------------------ idempotency
+
+    def idempotency_get(self, principal_key: str, key: str, *, now: datetime | None = None) -> IdempotencyRecord | None:
+        cutoff = (now or utcnow()) - IDEMPOTENCY_TTL
+        row = self._x(
+            "SELECT request_hash, status, headers, body, created_at FROM idempotency_keys"
+            " WHERE workspace_id = ? AND principal_key = ? AND key = ? AND created_at > ?",
+            (self.workspace_id, principal_key, key, self._d.ts(cutoff)),
+        ).fetchone()
+        if not row:
+            return None
+        return IdempotencyRecord(row[0], int(row[1]), dict(self._d.js_out(row[2])), bytes(row[3]),
+                                 self._d.ts_out(row[4]))
+
+    def idempotency_put(self, principal_key: str, key: str, record: IdempotencyRecord, *, now: datetime | None = None) -> bool:
+        """Store the first response for a key. Returns False when a live record
+        already holds the key (the first one wins; it is never overwritten)."""
+        self._w()
+        now = now or utcnow()
+        d = self._d
+        cur = self._x(
+            "INSERT INTO idempotency_keys (workspace_id, principal_key, key, request_hash, status, headers,"
+            " body, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)"
+            " ON CONFLICT (workspace_id, principal_key, key) DO UPDATE SET request_hash = excluded.request_hash,"
+            " status = excluded.status, headers = excluded.headers, body = excluded.body,"
+            " created_at = excluded.created_at WHERE idempotency_keys.created_at <= ?",
+            (self.workspace_id, principal_key, key, record.request_hash, int(record.status),
+             d.js(dict(record.headers)), bytes(record.body), d.ts(now), d.ts(now - IDEMPOTENCY_TTL)),
+        )
+        return cur.rowcount > 0
+
+
+class Store(ABC):
+    """A Fastpad database. Workspace-scoped work happens in ``read``/``write``
+    transactions bound to one workspace; the few lookups that come before a
+    workspace is known (credential hash, sign-in email, a person's memberships)
+    are the methods on this class."""
+
+    backend: ClassVar[str]
+    dialect: Dialect
+    tx_class: ClassVar[type[WorkspaceTx]] = WorkspaceTx
+    # The driver's unique/foreign-key violation, for services that turn a lost race into a Conflict.
+    integrity_errors: ClassVar[tuple[type[BaseException], ...]] = ()
+
+    # ------------------------------------------------------------------ transactions
+
+    @abstractmethod
+    def _transaction(self, *, write: bool, settings: Mapping[str, str]) -> Any:
+        """Context manager yielding a connection inside a transaction with
+        ``settings`` applied (PostgreSQL: transaction-local GUCs)."""
+
+    @contextmanager
+    def read(self, workspace_id: str) -> Iterator[WorkspaceTx]:
+        with self._transaction(write=False, settings={"app.workspace_id": _check_id(workspace_id)}) as conn:
+            yield self.tx_class(conn, self.dialect, workspace_id, writable=False)
+
+    @contextmanager
+    def write(self, workspace_id: str) -> Iterator[WorkspaceTx]:
+        with self._transaction(write=True, settings={"app.workspace_id": _check_id(workspace_id)}) as conn:
+            yield self.tx_class(conn, self.dialect, workspace_id, writable=True)
+
+    # ------------------------------------------------------------------ before a workspace is known
+
+    @abstractmethod
+    def resolve_credential(self, kind: str, credential_hash: str) -> tuple[str, str] | None:
+        """(workspace_id, credential id) for a token/session hash, or None."""
+
+    @abstractmethod
+    def login_lookup(self, email: str) -> tuple[str, str | None] | None:
+        """(person_id, password_hash) for a sign-in email, or None."""
+
+    def memberships(self, person_id: str) -> list[tuple[WorkspaceRow, str]]:
+        """The workspaces a person belongs to, with their role, oldest first."""
+        with self._transaction(write=False, settings={"app.person_id": _check_id(person_id)}) as conn:
+            rows = conn.execute(
+                self.dialect.sql(
+                    "SELECT w.id, w.name, w.created_at, m.role FROM workspace_members m"
+                    " JOIN workspaces w ON w.id = m.workspace_id WHERE m.person_id = ?"
+                    " ORDER BY m.created_at, w.id"
+                ),
+                (person_id,),
+            ).fetchall()
+        return [(WorkspaceRow(r[0], r[1], self.dialect.ts_out(r[2])), r[3]) for r in rows]
+
+    # ------------------------------------------------------------------ conveniences
+
+    def idempotency_lookup(self, workspace_id: str, principal_key: str, key: str) -> IdempotencyRecord | None:
+        with self.read(workspace_id) as tx:
+            return tx.idempotency_get(principal_key, key)
+
+    def idempotency_save(self, workspace_id: str, principal_key: str, key: str, record: IdempotencyRecord) -> bool:
+        with self.write(workspace_id) as tx:
+            return tx.idempotency_put(principal_key, key, record)
+
+    @abstractmethod
+    def ping(self) -> None:
+        """One database round trip; raises if the database is unreachable."""
+
+    @abstractmethod
+    def schema_version(self) -> int: ...
+
+    @abstractmethod
+    def close(self) -> None: ...
+
+    def __enter__(self) -> "Store":
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+def _check_id(value: str) -> str:
+    if not isinstance(value, str) or not value:
+        # Fail closed: never open a transaction without knowing whose it is.
+        raise ValueError("a workspace-scoped transaction needs a workspace id")
+    return value
+
+
+def js_dumps(value: Any) -> str:
+    return json.dumps(value, ensure_ascii=False, separators=(",", ":"), sort_keys=True)

@@ -1,0 +1,193 @@
+"""Plain records the store reads and writes. No SQL, no backend types."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any
+
+
+@dataclass(frozen=True)
+class WorkspaceRow:
+    id: str
+    name: str
+    created_at: datetime
+
+
+@dataclass(frozen=True)
+class PersonRow:
+    id: str
+    email: str
+    display_name: str
+    password_hash: str | None
+    created_at: datetime
+
+
+@dataclass(frozen=True)
+class MemberRow:
+    workspace_id: str
+    person_id: str
+    role: str
+    created_at: datetime
+
+
+@dataclass(frozen=True)
+class AgentRow:
+    id: str
+    name: str
+    created_by: str | None
+    created_at: datetime
+
+
+@dataclass(frozen=True)
+class TokenRow:
+    id: str
+    token_hash: str
+    prefix: str
+    label: str
+    kind: str  # "agent" | "person"
+    agent_id: str | None
+    person_id: str | None
+    scopes: tuple[str, ...]
+    note_ids: tuple[str, ...] | None
+    auto_apply: bool
+    rate_limit_per_minute: int
+    parent_id: str | None
+    root_id: str
+    created_by_kind: str
+    created_by_id: str | None
+    expires_at: datetime
+    revoked_at: datetime | None
+    last_used_at: datetime | None
+    created_at: datetime
+
+
+@dataclass(frozen=True)
+class SessionRow:
+    id: str
+    person_id: str
+    session_hash: str
+    created_at: datetime
+    expires_at: datetime
+    last_seen_at: datetime
+    ended_at: datetime | None
+
+
+@dataclass(frozen=True)
+class NoteRow:
+    """A note's row. ``snapshot`` is None when the caller asked for the summary only."""
+
+    id: str
+    title: str
+    types: tuple[str, ...]
+    properties: dict[str, Any]
+    frontier: str
+    op_seq: int
+    archived_at: datetime | None
+    trashed_at: datetime | None
+    created_at: datetime
+    updated_at: datetime
+    snapshot: bytes | None = None
+
+
+@dataclass(frozen=True)
+class BlockRow:
+    """One block of the projection, in note order."""
+
+    block_id: str
+    position: int
+    type: str
+    text: str
+    attrs: dict[str, Any]
+    origin: str
+    review_state: str
+
+
+@dataclass(frozen=True)
+class Actor:
+    """Who made a write, as the op log records it."""
+
+    kind: str  # "person" | "agent"
+    id: str
+    token_id: str | None
+    origin: str
+
+
+class _Unchanged:
+    def __repr__(self) -> str:
+        return "UNCHANGED"
+
+
+UNCHANGED: Any = _Unchanged()
+
+
+@dataclass
+class NoteWrite:
+    """Everything one committed write changes, applied by ``WorkspaceTx.write_note``
+    in one transaction: op log, note row, block projection (and with it the
+    lexical index), change feed.
+
+    ``expected_frontier`` is a compare-and-set on the note's stored frontier
+    (None only for ``kind == "create"``). Content fields left as None / UNCHANGED
+    are not touched.
+    """
+
+    note_id: str
+    kind: str  # create | ops | archive | unarchive | trash | restore
+    at: datetime
+    actor: Actor
+    expected_frontier: str | None = None
+    update: bytes | None = None  # appended to the op log when given
+    peer_id: str | None = None
+    snapshot: bytes | None = None
+    frontier: str | None = None
+    title: str | None = None
+    types: tuple[str, ...] | None = None
+    properties: dict[str, Any] | None = None
+    blocks: list[BlockRow] | None = None  # the full projection after the write
+    archived_at: Any = UNCHANGED  # datetime | None | UNCHANGED
+    trashed_at: Any = UNCHANGED
+
+
+@dataclass(frozen=True)
+class OpLogEntry:
+    seq: int
+    kind: str
+    payload: bytes
+    peer_id: str | None
+    frontier: str
+    principal_kind: str
+    principal_id: str
+    token_id: str | None
+    origin: str
+    created_at: datetime
+
+
+@dataclass(frozen=True)
+class ChangeRow:
+    seq: int
+    note_id: str
+    kind: str
+    at: datetime
+
+
+@dataclass(frozen=True)
+class LexicalHit:
+    note_id: str
+    block_id: str
+    type: str
+    text: str
+    origin: str
+    review_state: str
+    score: float  # higher is better; comparable only within one backend
+
+
+@dataclass(frozen=True)
+class IdempotencyRecord:
+    """A mutation's first response, replayed verbatim for the same key and body."""
+
+    request_hash: str
+    status: int
+    headers: dict[str, str] = field(default_factory=dict)
+    body: bytes = b""
+    created_at: datetime | None = None

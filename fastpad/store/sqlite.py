@@ -1,0 +1,224 @@
+"""The embedded backend: one SQLite file per deployment, WAL, stdlib sqlite3 + FTS5.
+
+Writers take the database's write lock up front (``BEGIN IMMEDIATE``), so a
+write transaction never fails half-way on a lock upgrade; readers run
+concurrently under WAL. Connections come from a small pool shared across threads.
+"""
+
+from __future__ import annotations
+
+import json
+import queue
+import sqlite3
+import threading
+from collections.abc import Iterable, Iterator, Mapping
+from contextlib import contextmanager
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any
+
+from fastpad.store.base import Dialect, Store, WorkspaceTx, js_dumps, migrations, search_terms, utcnow
+from fastpad.store.records import LexicalHit
+
+
+class SqliteDialect(Dialect):
+    name = "sqlite"
+
+    def ts(self, value: datetime | None) -> Any:
+        if value is None:
+            return None
+        if value.tzinfo is None:
+            raise ValueError("timestamps must carry a time zone")
+        # Fixed width, UTC: text order is time order.
+        return value.astimezone(timezone.utc).strftime("%Y-%m-%dT%H:%M:%S.%f+00:00")
+
+    def ts_out(self, value: Any) -> datetime | None:
+        return None if value is None else datetime.fromisoformat(value)
+
+    def js(self, value: Any) -> Any:
+        return js_dumps(value)
+
+    def js_out(self, value: Any) -> Any:
+        return None if value is None else json.loads(value)
+
+    def ids(self, values: Iterable[str]) -> Any:
+        return json.dumps(list(values))
+
+    def in_ids(self, column: str) -> str:
+        return f"{column} IN (SELECT value FROM json_each(?))"
+
+
+class SqliteWorkspaceTx(WorkspaceTx):
+    def lexical_search(self, query, *, limit=20, note_ids=None, include_archived=False):  # type: ignore[override]
+        terms = search_terms(query)
+        if not terms:
+            return []
+        match = " OR ".join(f'"{t}"' for t in terms)  # each term a quoted FTS5 string: no operators
+        where = ["blocks_fts MATCH ?", "b.workspace_id = ?", "n.workspace_id = ?", "n.trashed_at IS NULL"]
+        params: list[Any] = [match, self.workspace_id, self.workspace_id]
+        if not include_archived:
+            where.append("n.archived_at IS NULL")
+        if note_ids is not None:
+            where.append(self._d.in_ids("b.note_id"))
+            params.append(self._d.ids(note_ids))
+        params.append(int(limit))
+        rows = self._x(
+            "SELECT b.note_id, b.block_id, b.type, b.text, b.origin, b.review_state, bm25(blocks_fts)"
+            " FROM blocks_fts JOIN blocks b ON b.rid = blocks_fts.rowid JOIN notes n ON n.id = b.note_id"
+            f" WHERE {' AND '.join(where)} ORDER BY bm25(blocks_fts), b.note_id, b.position LIMIT ?",
+            params,
+        ).fetchall()
+        return [LexicalHit(r[0], r[1], r[2], r[3], r[4], r[5], -float(r[6])) for r in rows]
+
+
+class SqliteStore(Store):
+    backend = "sqlite"
+    tx_class = SqliteWorkspaceTx
+    integrity_errors = (sqlite3.IntegrityError,)
+
+    def __init__(self, path: str | Path, *, migrate_to: int | None = None, pool_size: int = 8) -> None:
+        self.path = Path(path)
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        self.dialect = SqliteDialect()
+        self._pool: queue.LifoQueue[sqlite3.Connection] = queue.LifoQueue()
+        self._all: list[sqlite3.Connection] = []
+        self._slots = threading.BoundedSemaphore(pool_size)
+        self._lock = threading.Lock()
+        self._closed = False
+        conn = self._connect()
+        try:
+            self._migrate(conn, migrate_to)
+        finally:
+            self._pool.put(conn)
+
+    # ------------------------------------------------------------------ connections
+
+    def _connect(self) -> sqlite3.Connection:
+        conn = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False, timeout=10.0)
+        conn.execute("PRAGMA journal_mode = WAL")
+        conn.execute("PRAGMA synchronous = NORMAL")
+        conn.execute("PRAGMA foreign_keys = ON")
+        conn.execute("PRAGMA busy_timeout = 10000")
+        with self._lock:
+            self._all.append(conn)
+        return conn
+
+    @contextmanager
+    def _borrow(self) -> Iterator[sqlite3.Connection]:
+        if self._closed:
+            raise RuntimeError("store is closed")
+        self._slots.acquire()
+        try:
+            try:
+                conn = self._pool.get_nowait()
+            except queue.Empty:
+                conn = self._connect()
+            try:
+                yield conn
+            finally:
+                if conn.in_transaction:  # never hand a connection back mid-transaction
+                    conn.execute("ROLLBACK")
+                self._pool.put(conn)
+        finally:
+            self._slots.release()
+
+    @contextmanager
+    def _transaction(self, *, write: bool, settings: Mapping[str, str]) -> Iterator[sqlite3.Connection]:
+        # `settings` name the workspace/person; on SQLite the data-access layer
+        # applies them as filters in every statement, so there is nothing to set here.
+        with self._borrow() as conn:
+            conn.execute("BEGIN IMMEDIATE" if write else "BEGIN")
+            try:
+                yield conn
+            except BaseException:
+                if conn.in_transaction:
+                    conn.execute("ROLLBACK")
+                raise
+            conn.execute("COMMIT")
+
+    # ------------------------------------------------------------------ migrations
+
+    def _migrate(self, conn: sqlite3.Connection, migrate_to: int | None) -> None:
+        conn.execute(
+            "CREATE TABLE IF NOT EXISTS schema_migrations ("
+            " version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at TEXT NOT NULL)"
+        )
+        known = migrations("sqlite")
+        target = len(known) if migrate_to is None else migrate_to
+        for version, name, script in known:
+            if version > target:
+                break
+            # The version check happens under the write lock, so two processes
+            # opening one file at once apply each migration exactly once.
+            conn.execute("BEGIN IMMEDIATE")
+            try:
+                applied = conn.execute("SELECT 1 FROM schema_migrations WHERE version = ?", (version,)).fetchone()
+                if not applied:
+                    for statement in _statements(script):
+                        conn.execute(statement)
+                    conn.execute(
+                        "INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, ?, ?)",
+                        (version, name, self.dialect.ts(utcnow())),
+                    )
+            except BaseException:
+                conn.execute("ROLLBACK")
+                raise
+            conn.execute("COMMIT")
+        current = self._version(conn)
+        if current > len(known):
+            raise RuntimeError(
+                f"{self.path} is at schema version {current}, newer than this Fastpad ({len(known)}); upgrade Fastpad"
+            )
+
+    @staticmethod
+    def _version(conn: sqlite3.Connection) -> int:
+        return int(conn.execute("SELECT COALESCE(MAX(version), 0) FROM schema_migrations").fetchone()[0])
+
+    def schema_version(self) -> int:
+        with self._borrow() as conn:
+            return self._version(conn)
+
+    # ------------------------------------------------------------------ before a workspace is known
+
+    def resolve_credential(self, kind: str, credential_hash: str) -> tuple[str, str] | None:
+        with self._transaction(write=False, settings={}) as conn:
+            row = conn.execute(
+                "SELECT workspace_id, subject_id FROM credential_index WHERE kind = ? AND hash = ?",
+                (kind, credential_hash),
+            ).fetchone()
+        return (row[0], row[1]) if row else None
+
+    def login_lookup(self, email: str) -> tuple[str, str | None] | None:
+        with self._transaction(write=False, settings={}) as conn:
+            row = conn.execute("SELECT id, password_hash FROM people WHERE email = ?", (email,)).fetchone()
+        return (row[0], row[1]) if row else None
+
+    def ping(self) -> None:
+        with self._borrow() as conn:
+            conn.execute("SELECT 1").fetchone()
+
+    def close(self) -> None:
+        if self._closed:
+            return
+        self._closed = True
+        with self._lock:
+            for conn in self._all:
+                try:
+                    conn.close()
+                except sqlite3.Error:
+                    pass
+            self._all.clear()
+
+
+def _statements(script: str) -> Iterator[str]:
+    """Split a migration into statements (trigger bodies stay whole)."""
+    buffer = ""
+    for line in script.splitlines(keepends=True):
+        if not buffer and (not line.strip() or line.lstrip().startswith("--")):
+            continue
+        buffer += line
+        if sqlite3.complete_statement(buffer):
+            yield buffer.strip()
+            buffer = ""
+    if buffer.strip():
+        raise RuntimeError(f"incomplete statement at the end of a migration: {buffer[:80]!r}")

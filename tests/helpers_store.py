@@ -1,0 +1,79 @@
+"""Helpers shared by the store and service tests."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import datetime, timedelta, timezone
+
+from argon2 import PasswordHasher
+
+from fastpad.knowledge.notes import NoteService
+from fastpad.notes.ids import new_id
+from fastpad.security.people import PeopleService
+from fastpad.security.principals import Principal
+from fastpad.security.tokens import TokenService
+from fastpad.store import Store
+
+
+@dataclass
+class Clock:
+    now: datetime = field(default_factory=lambda: datetime.now(timezone.utc))
+
+    def __call__(self) -> datetime:
+        return self.now
+
+    def advance(self, **kwargs: float) -> None:
+        self.now += timedelta(**kwargs)
+
+
+@dataclass
+class Workspace:
+    id: str
+    owner_id: str
+    owner_email: str
+    owner: Principal  # the owner acting with a person's full grant
+
+
+@dataclass
+class Services:
+    store: Store
+    clock: Clock
+    notes: NoteService
+    tokens: TokenService
+    people: PeopleService
+
+    def workspace(self, name: str = "ws", *, email: str | None = None, password: str = "correct horse") -> Workspace:
+        workspace_id = new_id()
+        with self.store.write(workspace_id) as tx:
+            tx.insert_workspace(name, self.clock())
+        email = email or f"owner-{workspace_id.lower()}@example.com"
+        person = self.people.create_person(workspace_id, email, password=password, role="owner")
+        return Workspace(workspace_id, person.id, person.email, self.people.principal_for(workspace_id, person.id))
+
+
+def make_services(store: Store, hasher: PasswordHasher) -> Services:
+    clock = Clock()
+    return Services(
+        store=store,
+        clock=clock,
+        notes=NoteService(store, clock=clock),
+        tokens=TokenService(store, clock=clock),
+        people=PeopleService(store, b"s" * 32, hasher=hasher, clock=clock),
+    )
+
+
+def client_copy(store: Store, workspace_id: str, note_id: str):
+    """A client's copy of a note (as the editor would hold it) and the frontier it read."""
+    from fastpad.notes import NoteDocument
+
+    with store.read(workspace_id) as tx:
+        row = tx.note(note_id, with_snapshot=True)
+    assert row is not None
+    return NoteDocument.load(row.snapshot), row.frontier
+
+
+def edit_ops(store: Store, workspace_id: str, note_id: str, change) -> tuple[bytes, str]:
+    """Ops for ``change(doc)`` made on a client copy: (update bytes, frontier they build on)."""
+    doc, frontier = client_copy(store, workspace_id, note_id)
+    change(doc)
+    return doc.export_updates(frontier), frontier
