@@ -1,0 +1,82 @@
+"""The app factory: ``create_app(deployment, base_url=…, limits=…)``."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from fastapi import FastAPI
+from starlette.types import Scope
+
+from fastpad import __version__
+from fastpad.api import openapi, problems
+from fastpad.api.auth import carries_credential
+from fastpad.api.body_limits import BodyLimitMiddleware
+from fastpad.api.idempotency import Idempotency
+from fastpad.api.limits import Limits
+from fastpad.api.ratelimit import RateLimiter
+from fastpad.api.routes import meta, notes, session
+from fastpad.errors import FastpadError
+
+# Routes reachable without a credential (the body cap there is 64 KiB).
+PUBLIC_PATHS = frozenset({"/health", "/openapi.json", "/.well-known/oauth-protected-resource", "/errors"})
+PUBLIC_PREFIXES = ("/errors/", "/v1/public/")
+SIGN_IN = ("POST", "/v1/session")
+
+
+def is_public(scope: Scope) -> bool:
+    path = scope.get("path", "")
+    return (
+        path in PUBLIC_PATHS
+        or path.startswith(PUBLIC_PREFIXES)
+        or (scope.get("method"), path) == SIGN_IN
+    )
+
+
+def create_app(deployment: Any, *, base_url: str, limits: Limits | None = None) -> FastAPI:
+    base_url = base_url.rstrip("/")
+    limits = limits or Limits()
+    app = FastAPI(
+        title="Fastpad API",
+        version=__version__,
+        description="Notes as CRDT documents of blocks with stable ULIDs. Every failure is an RFC 9457 problem document.",
+        openapi_url=None,  # served by routes/meta.py with a strong ETag
+        docs_url=None,
+        redoc_url=None,
+    )
+    app.state.deployment = deployment
+    app.state.base_url = base_url
+    app.state.limits = limits
+    app.state.rate_limiter = RateLimiter(window_s=limits.rate_window_s)
+    app.state.idempotency = Idempotency(getattr(deployment, "idempotency", deployment.store))
+    app.state.scopes = _scopes()
+    app.state.openapi_bytes = None
+
+    problems.install(app)
+    app.include_router(meta.router)
+    app.include_router(session.router)
+    app.include_router(notes.router)
+
+    def render(error: FastpadError, scope: Scope) -> Any:
+        return problems.problem_response(error, base_url, instance=scope.get("path"), close=True)
+
+    app.add_middleware(
+        BodyLimitMiddleware,
+        limits=limits,
+        is_public=is_public,
+        carries_credential=carries_credential,
+        render=render,
+    )
+
+    def build_openapi() -> dict[str, Any]:
+        if app.openapi_schema is None:
+            app.openapi_schema = openapi.build(app, public_paths=PUBLIC_PATHS | {"/errors/{slug}"})
+        return app.openapi_schema
+
+    app.openapi = build_openapi  # type: ignore[method-assign]
+    return app
+
+
+def _scopes() -> tuple[str, ...]:
+    from fastpad.security.scopes import ALL_SCOPES
+
+    return tuple(ALL_SCOPES)

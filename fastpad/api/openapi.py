@@ -1,0 +1,74 @@
+"""The OpenAPI 3.1 document, generated from the routes and then finished here.
+
+FastAPI generates paths and schemas from the code; this module adds what it
+cannot infer: the problem document as the body of every 4xx/5xx, the two
+security schemes (bearer token, session cookie) with the discovery routes
+marked public, and the models that routes read by hand (``NoteCreate``).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from fastapi import FastAPI
+from fastapi.openapi.utils import get_openapi
+
+from fastpad.api.schemas import FieldErrorOut, NoteCreate, Problem
+
+PROBLEM_REF = {"$ref": "#/components/schemas/Problem"}
+_COMMON_PROBLEMS = {
+    "401": "Not authenticated (see WWW-Authenticate)",
+    "403": "Insufficient scope, out of scope or policy denied",
+    "408": "Body arrived too slowly (retryable; min_bytes_per_sec)",
+    "413": "Body over the route's limit",
+    "422": "Validation failed (field_errors)",
+    "429": "Rate limited (retry_after_ms, Retry-After)",
+}
+
+
+def problems(**described: str) -> dict[int | str, dict[str, Any]]:
+    """Route-specific problem responses for ``responses=``: ``problems(_409="stale-frontier …")``."""
+    return {int(code.lstrip("_")): {"description": text} for code, text in described.items()}
+
+
+def build(app: FastAPI, *, public_paths: frozenset[str]) -> dict[str, Any]:
+    doc = get_openapi(
+        title="Fastpad API",
+        version=app.version,
+        openapi_version="3.1.0",
+        description=app.description,
+        routes=app.routes,
+        servers=[{"url": app.state.base_url}],
+    )
+    components = doc.setdefault("components", {})
+    schemas = components.setdefault("schemas", {})
+    for model in (Problem, FieldErrorOut, NoteCreate):
+        schema = model.model_json_schema(ref_template="#/components/schemas/{model}")
+        for name, sub in schema.pop("$defs", {}).items():
+            schemas.setdefault(name, sub)
+        schemas[model.__name__] = schema
+    for unused in ("HTTPValidationError", "ValidationError"):
+        schemas.pop(unused, None)
+    components["securitySchemes"] = {
+        "bearer": {"type": "http", "scheme": "bearer", "description": "fpk_live_… token"},
+        "session": {"type": "apiKey", "in": "cookie", "name": "fastpad_session",
+                    "description": "web session; mutations also need x-csrf-token"},
+    }
+    doc["security"] = [{"bearer": []}, {"session": []}]
+
+    for path, item in doc.get("paths", {}).items():
+        for method, operation in item.items():
+            if not isinstance(operation, dict):
+                continue
+            public = path in public_paths or (path == "/v1/session" and method == "post")
+            if public:
+                operation["security"] = []
+            responses = operation.setdefault("responses", {})
+            if not public:
+                for status, text in _COMMON_PROBLEMS.items():
+                    responses.setdefault(status, {"description": text})
+            responses.setdefault("default", {"description": "Any other failure"})
+            for status, response in responses.items():
+                if status == "default" or status.startswith(("4", "5")):
+                    response["content"] = {"application/problem+json": {"schema": PROBLEM_REF}}
+    return doc

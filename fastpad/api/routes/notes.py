@@ -1,0 +1,287 @@
+"""``/v1/notes``: create, list, get, lifecycle and CRDT ops. Parse, call NoteService, render."""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import json
+from typing import Annotated, Any, Callable
+
+from fastapi import APIRouter, Depends, Path, Query, Request
+from pydantic import ValidationError
+from starlette.responses import JSONResponse, Response
+
+from fastpad.api.auth import Caller, authenticate
+from fastpad.api.idempotency import key_from, request_hash
+from fastpad.api.negotiation import choose
+from fastpad.api.openapi import problems
+from fastpad.api.problems import UnsupportedMediaType, field_errors_from_validation
+from fastpad.api.schemas import (
+    LifecycleIn,
+    NoteCreate,
+    NoteOut,
+    NotePageOut,
+    OpsIn,
+    OpsOut,
+    Ulid,
+)
+from fastpad.api.shape import check_shape
+from fastpad.errors import FieldError, NotFound, ValidationFailed
+from fastpad.notes import Block
+
+router = APIRouter(prefix="/v1/notes", tags=["notes"])
+
+NoteId = Annotated[Ulid, Path(description="the note's ULID")]
+JSON = "application/json"
+MARKDOWN = "text/markdown"
+
+
+async def json_shape(request: Request) -> None:
+    """Dependency: the JSON shape limits, on the body FastAPI already parsed (cached)."""
+    if request.method in ("GET", "HEAD") or _media_type(request) != JSON:
+        return
+    raw = await request.body()
+    if not raw:
+        return
+    try:
+        data = await request.json()
+    except ValueError as exc:
+        raise _invalid_json(exc) from exc
+    limits = request.app.state.limits
+    check_shape(data, max_array_items=limits.max_array_items, max_values=limits.max_values)
+
+
+Authenticated = Annotated[Caller, Depends(authenticate)]
+ShapeChecked = Depends(json_shape)
+
+
+def _media_type(request: Request) -> str:
+    return request.headers.get("content-type", "").split(";")[0].strip().lower()
+
+
+def _invalid_json(exc: Exception) -> ValidationFailed:
+    return ValidationFailed(
+        detail="The body is not valid JSON",
+        field_errors=[FieldError("body", "json_invalid", str(exc))],
+    )
+
+
+def _nowhere() -> NotFound:
+    # x-fastpad-workspace named a workspace this credential is not in.
+    return NotFound(detail="No such note in the named workspace.")
+
+
+def _json(payload: Any, status: int = 200, headers: dict[str, str] | None = None) -> Response:
+    return JSONResponse(payload, status_code=status, headers=headers)
+
+
+async def _mutate(
+    request: Request, caller: Caller, *, key: str | None, fingerprint_body: Any, execute: Callable[[], Response]
+) -> Response:
+    if caller.elsewhere:
+        raise _nowhere()
+    return await request.app.state.idempotency.run(
+        workspace_id=caller.principal.workspace_id,
+        principal_key=caller.idempotency_principal,
+        key=key,
+        fingerprint=request_hash(request.method, request.url.path, _media_type(request) or JSON, fingerprint_body),
+        execute=execute,
+    )
+
+
+_CREATE_BODY = {
+    "requestBody": {
+        "required": True,
+        "content": {
+            JSON: {"schema": {"$ref": "#/components/schemas/NoteCreate"}},
+            MARKDOWN: {
+                "schema": {"type": "string"},
+                "example": "---\ntitle: Groceries\n---\n\n- eggs\n- coffee\n",
+            },
+        },
+    }
+}
+
+
+@router.post(
+    "",
+    status_code=201,
+    response_model=NoteOut,
+    summary="Create a note from JSON, or from a Markdown body (Content-Type: text/markdown)",
+    openapi_extra=_CREATE_BODY,
+    responses=problems(_409="idempotency-conflict: the key was used with another body",
+                       _415="unsupported-media-type: neither JSON nor Markdown"),
+)
+async def create_note(request: Request, caller: Authenticated) -> Response:
+    notes = request.app.state.deployment.notes
+    media = _media_type(request)
+    raw = await request.body()
+    if media == MARKDOWN:
+        try:
+            markdown = raw.decode("utf-8")
+        except UnicodeDecodeError as exc:
+            raise ValidationFailed(
+                detail="A Markdown body must be UTF-8",
+                field_errors=[FieldError("body", "encoding", "not valid UTF-8")],
+            ) from exc
+        kwargs: dict[str, Any] = {"markdown": markdown}
+        key = key_from(request, None)
+        fingerprint: Any = raw
+    elif media == JSON:
+        try:
+            data = json.loads(raw or b"{}")
+        except ValueError as exc:
+            raise _invalid_json(exc) from exc
+        limits = request.app.state.limits
+        check_shape(data, max_array_items=limits.max_array_items, max_values=limits.max_values)
+        try:
+            body = NoteCreate.model_validate(data)
+        except ValidationError as exc:
+            errors = field_errors_from_validation(exc.errors())
+            raise ValidationFailed(detail=f"{len(errors)} field(s) failed validation", field_errors=errors) from exc
+        kwargs = _create_kwargs(body)
+        key = key_from(request, body.idempotencyKey)
+        fingerprint = {k: v for k, v in data.items() if k != "idempotencyKey"} if isinstance(data, dict) else data
+    else:
+        raise UnsupportedMediaType(
+            detail=f"POST /v1/notes reads {JSON} or {MARKDOWN}, not {media or 'a body without Content-Type'}.",
+            extra={"accepted": [JSON, MARKDOWN]},
+        )
+
+    def execute() -> Response:
+        view = notes.create(caller.principal, **kwargs)
+        payload = view.as_dict()
+        return _json(payload, 201, {"location": f"/v1/notes/{payload['id']}"})
+
+    return await _mutate(request, caller, key=key, fingerprint_body=fingerprint, execute=execute)
+
+
+def _create_kwargs(body: NoteCreate) -> dict[str, Any]:
+    if body.markdown is not None and body.blocks is not None:
+        raise ValidationFailed(
+            detail="Send either markdown or blocks, not both",
+            field_errors=[FieldError("markdown", "exclusive", "markdown and blocks are mutually exclusive")],
+        )
+    kwargs: dict[str, Any] = {"title": body.title, "types": tuple(body.types), "properties": body.properties}
+    if body.markdown is not None:
+        kwargs["markdown"] = body.markdown
+    if body.blocks is not None:
+        blocks: list[Block] = []
+        errors: list[FieldError] = []
+        for index, item in enumerate(body.blocks):
+            try:
+                blocks.append(Block(item.id, item.type, item.text, item.attrs))
+            except ValueError as exc:
+                errors.append(FieldError(f"blocks[{index}].type", "unknown_block_type", str(exc)))
+        if errors:
+            raise ValidationFailed(detail="Some blocks are invalid", field_errors=errors)
+        kwargs["blocks"] = blocks
+    return kwargs
+
+
+@router.get("", response_model=NotePageOut, summary="List notes (keyset pagination: follow next_cursor)")
+def list_notes(
+    request: Request,
+    caller: Authenticated,
+    cursor: Annotated[str | None, Query(max_length=512, description="next_cursor from the previous page")] = None,
+    limit: Annotated[int, Query(ge=1, le=200)] = 50,
+    include_archived: bool = False,
+    include_trashed: bool = False,
+) -> Response:
+    if caller.elsewhere:
+        return _json({"items": [], "next_cursor": None})
+    page = request.app.state.deployment.notes.list(
+        caller.principal,
+        cursor=cursor,
+        limit=limit,
+        include_archived=include_archived,
+        include_trashed=include_trashed,
+    )
+    return _json({"items": [_summary(item) for item in page.items], "next_cursor": page.next_cursor})
+
+
+def _summary(item: Any) -> dict[str, Any]:
+    return item.as_dict() if hasattr(item, "as_dict") else dict(item)
+
+
+@router.get(
+    "/{note_id}",
+    response_model=NoteOut,
+    summary="Get a note as JSON, or as canonical Markdown with Accept: text/markdown",
+    responses={200: {"content": {MARKDOWN: {"schema": {"type": "string"}}}},
+               **problems(_404="not-found: no such note, or not visible to this credential",
+                          _406="not-acceptable: Accept allows neither JSON nor Markdown")},
+)
+def get_note(request: Request, note_id: NoteId, caller: Authenticated) -> Response:
+    representation = choose(request.headers.get("accept"), [JSON, MARKDOWN])
+    if caller.elsewhere:
+        raise _nowhere()
+    notes = request.app.state.deployment.notes
+    vary = {"vary": "accept"}
+    if representation == MARKDOWN:
+        text = notes.markdown(caller.principal, note_id)
+        return Response(text, media_type="text/markdown; charset=utf-8", headers=vary)
+    return _json(notes.get(caller.principal, note_id).as_dict(), headers=vary)
+
+
+def _lifecycle(action: str, summary: str) -> None:
+    async def endpoint(
+        request: Request,
+        note_id: NoteId,
+        caller: Authenticated,
+        _shape: None = ShapeChecked,
+        body: LifecycleIn | None = None,
+    ) -> Response:
+        notes = request.app.state.deployment.notes
+        key = key_from(request, body.idempotencyKey if body else None)
+
+        def execute() -> Response:
+            return _json(getattr(notes, action)(caller.principal, note_id).as_dict())
+
+        return await _mutate(request, caller, key=key, fingerprint_body={}, execute=execute)
+
+    endpoint.__name__ = f"{action}_note"
+    router.add_api_route(
+        f"/{{note_id}}/{action}", endpoint, methods=["POST"], response_model=NoteOut, summary=summary,
+        responses=problems(_404="not-found", _409="idempotency-conflict, or conflict (e.g. the note is in the trash)"),
+    )
+
+
+_lifecycle("archive", "Archive a note (hidden from lists unless include_archived)")
+_lifecycle("unarchive", "Bring an archived note back")
+_lifecycle("trash", "Move a note to the trash (reversible)")
+_lifecycle("restore", "Restore a note from the trash")
+
+
+@router.post(
+    "/{note_id}/ops",
+    response_model=OpsOut,
+    summary="Apply a batch of CRDT operations (a base64 Loro update) computed against expectedFrontier",
+    responses=problems(
+        _404="not-found",
+        _409="stale-frontier (names expected_frontier and current_frontier; re-read and recompute) "
+             "or idempotency-conflict",
+        _422="validation-failed, not retryable: field_errors name ops with code max_bytes, max_atoms or mode",
+    ),
+)
+async def apply_ops(
+    request: Request, note_id: NoteId, caller: Authenticated, body: OpsIn, _shape: None = ShapeChecked
+) -> Response:
+    notes = request.app.state.deployment.notes
+    try:
+        blob = base64.b64decode(body.ops, validate=True)
+    except (binascii.Error, ValueError) as exc:
+        raise ValidationFailed(
+            detail="ops must be standard base64 of a Loro update export",
+            field_errors=[FieldError("ops", "base64", "not valid base64")],
+        ) from exc
+    key = key_from(request, body.idempotencyKey)
+
+    def execute() -> Response:
+        result = notes.apply_ops(
+            caller.principal, note_id, ops=blob, peer_id=body.peerId, expected_frontier=body.expectedFrontier
+        )
+        return _json({"note_id": result.note_id, "frontier": result.frontier})
+
+    fingerprint = body.model_dump(exclude={"idempotencyKey"})
+    return await _mutate(request, caller, key=key, fingerprint_body=fingerprint, execute=execute)

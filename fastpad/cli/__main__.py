@@ -1,0 +1,3 @@
+from fastpad.cli import main
+
+main()

@@ -1,0 +1,60 @@
+"""The CLI's exit-code contract (spec › CLI › Exit codes) — the one place errors map to codes.
+
+The exit code is a published API surface: changing what a code means is a
+breaking change.
+"""
+
+from __future__ import annotations
+
+from fastpad import errors as e
+
+OK = 0
+UNCLASSIFIED = 1
+USAGE = 2
+NOT_AUTHENTICATED = 3
+NOT_FOUND = 4
+CONFLICT = 5
+RATE_LIMITED = 6
+SPOOLED = 7
+POLICY_DENIED = 8
+
+MEANINGS: dict[int, str] = {
+    OK: "the requested effect happened",
+    UNCLASSIFIED: "unclassified failure",
+    USAGE: "usage error — unknown command, bad flag, missing stdin",
+    NOT_AUTHENTICATED: "not authenticated, or the credential was rejected",
+    NOT_FOUND: "the target does not exist, or is no longer visible",
+    CONFLICT: "conflict — stale state, idempotency, ambiguity",
+    RATE_LIMITED: "rate limited; retry_after_ms is on the problem document",
+    SPOOLED: "accepted locally and spooled for replay. Not a failure",
+    POLICY_DENIED: "policy denied, including every attempt to approve a proposal",
+}
+
+# Most specific class first; the first isinstance match wins.
+_BY_CLASS: tuple[tuple[type[e.FastpadError], int], ...] = (
+    (e.ValidationFailed, USAGE),
+    (e.Unauthenticated, NOT_AUTHENTICATED),
+    (e.NotFound, NOT_FOUND),
+    (e.StaleFrontier, CONFLICT),
+    (e.IdempotencyConflict, CONFLICT),
+    (e.Conflict, CONFLICT),
+    (e.RateLimited, RATE_LIMITED),
+    (e.PolicyDenied, POLICY_DENIED),
+    (e.InsufficientScope, POLICY_DENIED),
+    (e.OutOfScope, POLICY_DENIED),
+)
+
+# The same mapping for problem documents received over HTTP, by slug.
+_BY_SLUG: dict[str, int] = {cls.slug: code for cls, code in _BY_CLASS}
+
+
+def for_error(error: BaseException) -> int:
+    for cls, code in _BY_CLASS:
+        if isinstance(error, cls):
+            return code
+    return UNCLASSIFIED
+
+
+def for_slug(slug: str) -> int:
+    """Exit code for a problem document's slug (client commands talking HTTP)."""
+    return _BY_SLUG.get(slug, UNCLASSIFIED)

@@ -1,0 +1,145 @@
+"""Real servers for the HTTP tests: ``fp init`` + ``fp serve`` as uvicorn subprocesses.
+
+One server per backend (SQLite, PostgreSQL), shared by the whole session.
+Tokens are minted with the real ``fp token create`` executable. The servers
+run with shrunk body-timing windows (``--limits-json``) so the slow-body rule
+can be exercised in a second rather than a minute.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import secrets
+import socket
+import subprocess
+import sys
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Iterator
+
+import httpx
+import pytest
+
+FP = str(Path(sys.executable).with_name("fp"))
+OWNER_EMAIL = "owner@example.com"
+# Shrunk timing windows; sizes and counts keep their published defaults.
+TEST_LIMITS = {"body_grace_s": 0.3, "body_deadline_s": 4.0}
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def run_fp(*args: str, env: dict[str, str] | None = None, check: bool = True) -> subprocess.CompletedProcess[str]:
+    result = subprocess.run(
+        [FP, *args], capture_output=True, text=True, timeout=60, env={**os.environ, **(env or {})}
+    )
+    if check and result.returncode != 0:
+        raise AssertionError(f"fp {' '.join(args)} exited {result.returncode}\n{result.stdout}\n{result.stderr}")
+    return result
+
+
+def wait_healthy(base_url: str, process: subprocess.Popen, log: Path, timeout: float = 30.0) -> None:
+    """Poll /health until it answers 200 (no fixed sleeps), or fail with the server's log."""
+    deadline = time.monotonic() + timeout
+    with httpx.Client(timeout=1.0) as client:
+        while time.monotonic() < deadline:
+            if process.poll() is not None:
+                raise AssertionError(f"server exited {process.returncode}:\n{log.read_text()}")
+            try:
+                if client.get(f"{base_url}/health").status_code == 200:
+                    return
+            except httpx.TransportError:
+                pass
+            time.sleep(0.05)
+    raise AssertionError(f"server did not become healthy in {timeout}s:\n{log.read_text()}")
+
+
+@dataclass
+class Server:
+    backend: str
+    base_url: str
+    data_dir: Path
+    workspace_id: str
+    owner_email: str
+    owner_password: str
+    process: subprocess.Popen
+    _tokens: dict[str, str] = field(default_factory=dict)
+
+    def fp(self, *args: str, check: bool = True) -> subprocess.CompletedProcess[str]:
+        return run_fp(*args, check=check)
+
+    def mint(self, scopes: str, *extra: str) -> dict:
+        """``fp token create --json`` → the printed object (``token`` holds the plaintext)."""
+        result = run_fp("token", "create", "--data-dir", str(self.data_dir), "--scopes", scopes, *extra, "--json")
+        return json.loads(result.stdout)
+
+    def token(self, name: str) -> str:
+        """Named tokens, minted once per server."""
+        if name not in self._tokens:
+            scopes, extra = NAMED_TOKENS[name]
+            self._tokens[name] = self.mint(scopes, *extra)["token"]
+        return self._tokens[name]
+
+    def client(self, token: str | None = None, **headers: str) -> httpx.Client:
+        if token:
+            headers["authorization"] = f"Bearer {token}"
+        return httpx.Client(base_url=self.base_url, headers=headers, timeout=10.0)
+
+
+NAMED_TOKENS: dict[str, tuple[str, tuple[str, ...]]] = {
+    # The owner's CLI credential: a person, so it writes directly (human_typed).
+    "owner": ("notes:read,notes:write,notes:delete", ("--person", OWNER_EMAIL, "--label", "tests: owner")),
+    "reader": ("notes:read", ("--label", "tests: reader")),
+}
+
+
+def start_server(tmp: Path, backend: str, database_url: str | None = None) -> Server:
+    data_dir = tmp / "data"
+    password = secrets.token_urlsafe(12)
+    args = ["init", "--data-dir", str(data_dir), "--owner-email", OWNER_EMAIL, "--json"]
+    if database_url:
+        args += ["--database-url", database_url]
+    init = json.loads(run_fp(*args, env={"FASTPAD_OWNER_PASSWORD": password}).stdout)
+    port = free_port()
+    base_url = f"http://127.0.0.1:{port}"
+    log = tmp / "server.log"
+    process = subprocess.Popen(
+        [FP, "serve", "--data-dir", str(data_dir), "--port", str(port), "--log-level", "warning",
+         "--limits-json", json.dumps(TEST_LIMITS)],
+        stdout=log.open("w"), stderr=subprocess.STDOUT,
+    )
+    try:
+        wait_healthy(base_url, process, log)
+    except BaseException:
+        process.kill()
+        raise
+    return Server(backend, base_url, data_dir, init["workspace_id"], OWNER_EMAIL, password, process)
+
+
+def stop(process: subprocess.Popen) -> None:
+    process.terminate()
+    try:
+        process.wait(timeout=10)
+    except subprocess.TimeoutExpired:
+        process.kill()
+        process.wait()
+
+
+@pytest.fixture(scope="session", params=["sqlite", "postgres"])
+def server(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
+    tmp = tmp_path_factory.mktemp(f"server-{request.param}")
+    database_url = request.getfixturevalue("api_database_url") if request.param == "postgres" else None
+    srv = start_server(tmp, request.param, database_url)
+    yield srv
+    stop(srv.process)
+
+
+@pytest.fixture(scope="session")
+def owner(server: Server) -> httpx.Client:
+    with server.client(server.token("owner")) as client:
+        yield client

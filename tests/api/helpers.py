@@ -1,0 +1,56 @@
+"""Assertions shared by the HTTP tests."""
+
+from __future__ import annotations
+
+import socket
+import time
+from urllib.parse import urlsplit
+
+import httpx
+
+PROBLEM_MEMBERS = {"type", "title", "status", "detail", "retryable", "field_errors",
+                   "field_errors_truncated", "docs_url", "next"}
+
+
+def assert_problem(response: httpx.Response, status: int, slug: str, base_url: str) -> dict:
+    """The response is an RFC 9457 problem document of type ``slug``; returns its body."""
+    assert response.status_code == status, response.text
+    assert response.headers["content-type"].startswith("application/problem+json"), response.headers
+    body = response.json()
+    assert PROBLEM_MEMBERS <= body.keys(), body
+    assert body["type"] == body["docs_url"] == f"{base_url}/errors/{slug}"
+    assert body["status"] == status
+    assert isinstance(body["retryable"], bool)
+    assert isinstance(body["field_errors"], list) and len(body["field_errors"]) <= 50
+    assert isinstance(body["next"], str) and body["next"]
+    return body
+
+
+def raw_http(base_url: str, head: bytes, body: bytes = b"", *, timeout: float = 15.0) -> tuple[int, dict[str, str], bytes, float]:
+    """Send a hand-framed request (to announce more body than is sent); read the whole answer.
+
+    Returns (status, headers, body, seconds until the response arrived).
+    """
+    parts = urlsplit(base_url)
+    with socket.create_connection((parts.hostname, parts.port), timeout=timeout) as sock:
+        start = time.monotonic()
+        sock.sendall(head + body)
+        chunks = []
+        while True:
+            try:
+                chunk = sock.recv(65536)
+            except ConnectionResetError:
+                break
+            if not chunk:
+                break
+            chunks.append(chunk)
+        elapsed = time.monotonic() - start
+    data = b"".join(chunks)
+    header_blob, _, payload = data.partition(b"\r\n\r\n")
+    lines = header_blob.decode("latin-1").split("\r\n")
+    status = int(lines[0].split()[1])
+    headers = {}
+    for line in lines[1:]:
+        name, _, value = line.partition(":")
+        headers[name.strip().lower()] = value.strip()
+    return status, headers, payload, elapsed

@@ -1,0 +1,131 @@
+"""POST /v1/notes/{id}/ops over HTTP: real Loro updates, stale frontiers, refused snapshots.
+
+The HTTP API has no route yet that hands out a note's CRDT state, so the
+tests take the client's copy (what the editor would hold) straight from the
+server's store, then do everything else over HTTP.
+"""
+
+from __future__ import annotations
+
+import base64
+import uuid
+
+import pytest
+from loro import ExportMode, LoroDoc
+
+from fastpad.deployment import open_deployment
+from fastpad.notes import NoteDocument
+
+from tests.api.helpers import assert_problem
+
+
+@pytest.fixture(scope="module")
+def client_copy(server):
+    deployment = open_deployment(server.data_dir, pool_size=1)
+
+    def copy(note_id: str) -> tuple[NoteDocument, str]:
+        with deployment.store.read(server.workspace_id) as tx:
+            row = tx.note(note_id, with_snapshot=True)
+        return NoteDocument.load(row.snapshot), row.frontier
+
+    yield copy
+    deployment.close()
+
+
+def b64(data: bytes) -> str:
+    return base64.b64encode(data).decode()
+
+
+def _note(owner, *texts: str) -> dict:
+    created = owner.post("/v1/notes", json={"title": "ops", "blocks": [{"text": t} for t in texts]})
+    assert created.status_code == 201, created.text
+    return created.json()
+
+
+def test_an_update_applies_and_the_frontier_moves(owner, client_copy):
+    note = _note(owner, "before")
+    block_id = note["blocks"][0]["id"]
+    doc, frontier = client_copy(note["id"])
+    assert frontier == note["frontier"]
+    doc.replace_text(block_id, "after, over HTTP")
+    response = owner.post(f"/v1/notes/{note['id']}/ops", json={
+        "ops": b64(doc.export_updates(frontier)), "peerId": "7", "expectedFrontier": frontier,
+    })
+    assert response.status_code == 200, response.text
+    assert response.json()["note_id"] == note["id"]
+    after = owner.get(f"/v1/notes/{note['id']}").json()
+    assert after["frontier"] == response.json()["frontier"] != frontier
+    assert after["blocks"][0]["text"] == "after, over HTTP"
+
+
+def test_a_stale_frontier_is_409_naming_both_states_and_a_keyed_retry_replays(owner, client_copy, server):
+    note = _note(owner, "one")
+    block_id = note["blocks"][0]["id"]
+    first_doc, frontier = client_copy(note["id"])
+    second_doc, _ = client_copy(note["id"])
+    first_doc.replace_text(block_id, "first writer")
+    second_doc.replace_text(block_id, "second writer")
+    key = str(uuid.uuid4())
+    body = {"ops": b64(first_doc.export_updates(frontier)), "expectedFrontier": frontier, "idempotencyKey": key}
+    applied = owner.post(f"/v1/notes/{note['id']}/ops", json=body)
+    assert applied.status_code == 200, applied.text
+    current = applied.json()["frontier"]
+
+    stale = owner.post(f"/v1/notes/{note['id']}/ops", json={
+        "ops": b64(second_doc.export_updates(frontier)), "expectedFrontier": frontier,
+    })
+    problem = assert_problem(stale, 409, "stale-frontier", server.base_url)
+    assert problem["expected_frontier"] == frontier and problem["current_frontier"] == current
+    assert problem["retryable"] is True
+
+    # The first request retried under its key (a lost response): replayed, not stale.
+    replay = owner.post(f"/v1/notes/{note['id']}/ops", json=body)
+    assert replay.status_code == 200 and replay.content == applied.content
+    assert replay.headers["idempotent-replayed"] == "true"
+    assert owner.get(f"/v1/notes/{note['id']}").json()["blocks"][0]["text"] == "first writer"
+
+
+def test_a_snapshot_sent_as_ops_is_refused_with_mode(owner, client_copy, server):
+    note = _note(owner, "text")
+    doc, frontier = client_copy(note["id"])
+    raw = LoroDoc()
+    raw.import_(doc.snapshot())
+    raw.get_text("scratch").insert(0, "x")
+    update = raw.export(ExportMode.Updates(doc.loro.oplog_vv))
+    snapshot = raw.export(ExportMode.Snapshot())
+    refused = owner.post(f"/v1/notes/{note['id']}/ops", json={"ops": b64(snapshot), "expectedFrontier": frontier})
+    problem = assert_problem(refused, 422, "validation-failed", server.base_url)
+    assert problem["retryable"] is False
+    assert {(fe["field"], fe["code"]) for fe in problem["field_errors"]} == {("ops", "mode")}
+    assert owner.get(f"/v1/notes/{note['id']}").json()["frontier"] == frontier, "nothing applied"
+    accepted = owner.post(f"/v1/notes/{note['id']}/ops", json={"ops": b64(update), "expectedFrontier": frontier})
+    assert accepted.status_code == 200, accepted.text
+
+
+def test_malformed_ops_and_frontiers_are_422(owner, server):
+    note = _note(owner, "x")
+    not_b64 = owner.post(f"/v1/notes/{note['id']}/ops", json={"ops": "%%%", "expectedFrontier": note["frontier"]})
+    assert assert_problem(not_b64, 422, "validation-failed", server.base_url)["field_errors"][0]["code"] == "base64"
+    garbage = owner.post(f"/v1/notes/{note['id']}/ops", json={"ops": b64(b"not loro"), "expectedFrontier": note["frontier"]})
+    assert assert_problem(garbage, 422, "validation-failed", server.base_url)["field_errors"][0]["field"] == "ops"
+    bad_frontier = owner.post(f"/v1/notes/{note['id']}/ops", json={"ops": b64(b"x"), "expectedFrontier": "v1"})
+    codes = [fe["code"] for fe in assert_problem(bad_frontier, 422, "validation-failed", server.base_url)["field_errors"]]
+    assert codes == ["malformed_frontier"]
+    missing = owner.post(f"/v1/notes/{note['id']}/ops", json={"ops": b64(b"x")})
+    assert assert_problem(missing, 422, "validation-failed", server.base_url)["field_errors"][0]["field"] == "expectedFrontier"
+
+
+def test_agents_need_auto_apply_to_write_ops_and_their_text_stays_unreviewed(owner, client_copy, server):
+    note = _note(owner, "human words")
+    block_id = note["blocks"][0]["id"]
+    doc, frontier = client_copy(note["id"])
+    doc.replace_text(block_id, "agent words")
+    body = {"ops": b64(doc.export_updates(frontier)), "expectedFrontier": frontier}
+    plain = server.mint("notes:read,notes:write", "--label", "tests: agent")
+    with server.client(plain["token"]) as agent:
+        assert_problem(agent.post(f"/v1/notes/{note['id']}/ops", json=body), 403, "policy-denied", server.base_url)
+    auto = server.mint("notes:read,notes:write", "--auto-apply", "--label", "tests: auto agent")
+    with server.client(auto["token"]) as agent:
+        assert agent.post(f"/v1/notes/{note['id']}/ops", json=body).status_code == 200
+    block = owner.get(f"/v1/notes/{note['id']}").json()["blocks"][0]
+    assert (block["text"], block["origin"], block["review_state"]) == ("agent words", "agent_written", "unreviewed")

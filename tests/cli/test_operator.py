@@ -1,0 +1,94 @@
+"""The operator CLI as a subprocess: JSON output, the exit-code contract, and `fp demo` end to end."""
+
+from __future__ import annotations
+
+import json
+import re
+import subprocess
+
+import httpx
+import pytest
+
+from tests.api.conftest import FP, free_port, run_fp, stop, wait_healthy
+
+
+@pytest.fixture(scope="module")
+def deployment(tmp_path_factory) -> tuple[str, dict]:
+    data_dir = str(tmp_path_factory.mktemp("cli") / "data")
+    result = run_fp("init", "--data-dir", data_dir, "--json")
+    return data_dir, json.loads(result.stdout)
+
+
+def test_init_prints_one_json_document_and_refuses_twice(deployment):
+    data_dir, init = deployment
+    assert set(init) >= {"workspace_id", "owner_id", "owner_email", "database_url", "owner_password"}
+    assert init["owner_password"], "a generated password is shown once"
+    again = run_fp("init", "--data-dir", data_dir, "--json", check=False)
+    assert again.returncode == 5 and again.stdout == ""
+    assert json.loads(again.stderr)["error"] == "conflict"
+
+
+def test_token_create_list_revoke(deployment):
+    data_dir, _ = deployment
+    created = json.loads(run_fp("token", "create", "--data-dir", data_dir, "--scopes", "notes:read,search:read",
+                                "--expires", "7d", "--label", "ci", "--json").stdout)
+    assert created["token"].startswith("fpk_live_") and created["kind"] == "agent"
+    assert created["scopes"] == ["notes:read", "search:read"]
+    listed = run_fp("token", "list", "--data-dir", data_dir, "--json").stdout
+    assert created["token"] not in listed, "the secret is shown once, never listed"
+    assert created["id"] in {t["id"] for t in json.loads(listed)}
+    revoked = json.loads(run_fp("token", "revoke", "--data-dir", data_dir, created["id"], "--json").stdout)
+    assert revoked == {"revoked": [created["id"]]}
+    table = run_fp("token", "list", "--data-dir", data_dir).stdout
+    assert created["id"] in table and "ci" in table
+
+
+@pytest.mark.parametrize(
+    ("args", "code", "slug"),
+    [
+        (["token", "create", "--scopes", "notes:fly"], 2, "validation-failed"),
+        (["token", "create", "--scopes", "notes:read", "--notes", "nope"], 2, "validation-failed"),
+        (["token", "create", "--scopes", "notes:read", "--expires", "400d"], 2, "validation-failed"),
+        (["token", "revoke", "01ARZ3NDEKTSV4RRFFQ69G5FAV"], 4, "not-found"),
+    ],
+)
+def test_failures_map_to_exit_codes_with_json_on_stderr(deployment, args, code, slug):
+    data_dir, _ = deployment
+    result = run_fp(*args[:2], "--data-dir", data_dir, *args[2:], "--json", check=False)
+    assert result.returncode == code, result.stderr
+    assert result.stdout == "", "no prose (or anything else) on stdout in --json mode"
+    assert json.loads(result.stderr)["error"] == slug
+
+
+def test_usage_errors_and_missing_deployments(tmp_path):
+    assert run_fp("token", "create", "--no-such-flag", check=False).returncode == 2
+    assert run_fp("frobnicate", check=False).returncode == 2
+    missing = run_fp("token", "list", "--data-dir", str(tmp_path / "none"), "--json", check=False)
+    assert missing.returncode == 4 and json.loads(missing.stderr)["error"] == "not-found"
+    codes = run_fp("--exit-codes").stdout
+    assert codes.splitlines()[7].startswith("7\t") and "spooled" in codes
+
+
+def test_demo_prints_a_working_token_and_mcp_config(tmp_path):
+    port = free_port()
+    base_url = f"http://127.0.0.1:{port}"
+    log = tmp_path / "demo.out"
+    process = subprocess.Popen(
+        [FP, "demo", "--data-dir", str(tmp_path / "demo"), "--host", "127.0.0.1", "--port", str(port)],
+        stdout=log.open("w"), stderr=subprocess.STDOUT,
+    )
+    try:
+        wait_healthy(base_url, process, log)
+        output = log.read_text()
+        token = re.search(r"FASTPAD_TOKEN=(fpk_live_\w+)", output).group(1)
+        assert base_url in output
+        config = json.loads(output[output.index("{"): output.index("\n}\n") + 2])
+        assert config["mcpServers"]["fastpad"] == {"url": f"{base_url}/mcp",
+                                                   "headers": {"Authorization": f"Bearer {token}"}}
+        assert '"command": "fp"' in output and '"mcp"' in output
+        notes = httpx.get(f"{base_url}/v1/notes", headers={"authorization": f"Bearer {token}"})
+        assert notes.status_code == 200
+        titles = {item["title"] for item in notes.json()["items"]}
+        assert "Welcome to Fastpad" in titles and len(titles) == 3
+    finally:
+        stop(process)
