@@ -95,3 +95,24 @@ class PayloadTooLarge(FastpadError):
 
 class RequestTimeout(FastpadError):
     slug, title, status, retryable = "request-timeout", "Request body too slow", 408, True
+
+
+class HandleExpired(FastpadError):
+    # 422, not 410: a 410 says the *target resource* (the note, the turns endpoint) is gone
+    # for good and is heuristically cacheable, which would mislead clients and caches; not 401,
+    # since the bearer credential is fine. The request is well-formed and authorized, but one
+    # value in its body is a capability past its lifetime. Retryable after re-fetching handles,
+    # exactly as stale-frontier is retryable after re-reading the note.
+    slug, title, status, retryable = "handle-expired", "Anchor handle expired", 422, True
+
+
+class CrossNoteCopyDenied(FastpadError):
+    # 422, not 403: no credential or grant makes this body acceptable and the same token
+    # succeeds with a different body (cite through source_block_ids instead of copying).
+    slug, title, status = "cross-note-copy-denied", "Proposal copies text from another note", 422
+
+
+class ApprovalNotPermitted(FastpadError):
+    # 403: understood, authenticated, refused because the credential lacks a grant
+    # (turns:accept, or the turn/op is one only a person may accept).
+    slug, title, status = "approve-not-permitted", "Accept not permitted for this credential", 403
