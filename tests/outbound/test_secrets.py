@@ -1,0 +1,138 @@
+"""Secret detection: every rule on true positives, zero false positives on look-alikes, and masking."""
+
+from __future__ import annotations
+
+import pytest
+
+from fastpad.outbound.secrets import (
+    FINGERPRINT_HEX,
+    PLACEHOLDER_RE,
+    RULE_IDS,
+    describe_rules,
+    find_secrets,
+    locate,
+    redact,
+    shannon_entropy,
+)
+from tests.outbound.corpus import NEGATIVES, POSITIVES
+
+KEY = b"test-server-key-0123456789abcdef"
+
+
+@pytest.mark.parametrize(("rule", "text", "secret"), POSITIVES, ids=[f"{r}-{i}" for i, (r, _, _) in enumerate(POSITIVES)])
+def test_true_positive_is_found_exactly(rule: str, text: str, secret: str) -> None:
+    matches = find_secrets(text)
+    assert [(m.rule_id, text[m.start:m.end]) for m in matches] == [(rule, secret)]
+
+
+def test_every_rule_has_a_true_positive() -> None:
+    assert set(RULE_IDS) == {rule for rule, _, _ in POSITIVES}
+
+
+def test_zero_false_positives_on_look_alikes() -> None:
+    flagged = {text: [(m.rule_id, text[m.start:m.end]) for m in find_secrets(text)] for text in NEGATIVES}
+    assert {text: hits for text, hits in flagged.items() if hits} == {}
+    assert len(NEGATIVES) > 900   # ULIDs, SHAs, UUIDs, base64, prose, code
+
+
+def test_negatives_stay_clean_inside_one_big_document() -> None:
+    document = "\n\n".join(NEGATIVES)
+    assert find_secrets(document) == []
+
+
+def test_all_positives_in_one_document_are_found_non_overlapping_and_in_order() -> None:
+    document = "\n\nSome prose between.\n\n".join(text for _, text, _ in POSITIVES)
+    matches = find_secrets(document)
+    assert [document[m.start:m.end] for m in matches] == [secret for _, _, secret in POSITIVES]
+    assert all(a.end <= b.start for a, b in zip(matches, matches[1:]))
+
+
+def test_a_secret_glued_inside_a_word_is_not_a_prefixed_token() -> None:
+    _, _, token = next(p for p in POSITIVES if p[0] == "github-token")
+    assert find_secrets("x" + token) == []
+
+
+def test_specific_rule_wins_over_generic_on_the_same_span() -> None:
+    _, _, token = next(p for p in POSITIVES if p[0] == "stripe-key")
+    assert [m.rule_id for m in find_secrets(f"api_key = {token}")] == ["stripe-key"]
+
+
+def test_redact_masks_with_visible_stable_placeholders() -> None:
+    rule, text, secret = next(p for p in POSITIVES if p[0] == "url-password")
+    result = redact(text, KEY)
+    assert secret not in result.text
+    (match,) = result.matches
+    assert match.placeholder == f"[redacted:url-password:{match.fingerprint}]"
+    assert len(match.fingerprint) == FINGERPRINT_HEX
+    assert result.text == text[: match.start] + match.placeholder + text[match.end:]
+    assert PLACEHOLDER_RE.fullmatch(match.placeholder)
+    # stable for the same key and value, different under another key, shared by two copies of one secret
+    assert redact(text, KEY) == result
+    assert redact(text, b"another-key-0123456789abcdefghij").matches[0].fingerprint != match.fingerprint
+    twice = redact(text + "\n" + text, KEY)
+    assert len({m.fingerprint for m in twice.matches}) == 1
+
+
+def test_redact_is_pure_and_idempotent() -> None:
+    document = "\n".join(text for _, text, _ in POSITIVES)
+    before = str(document)
+    once = redact(document, KEY)
+    assert document == before
+    assert len(once.matches) == len(POSITIVES)
+    assert redact(once.text, KEY).text == once.text    # a placeholder is never re-detected
+
+
+def test_redact_without_secrets_returns_the_text_itself() -> None:
+    text = "Nothing to see {#01JB2K7Q9XN4M8YV3TD0FZ5ERW}"
+    result = redact(text, KEY)
+    assert result.text is text and result.matches == () and not result.redacted
+
+
+def test_redact_requires_a_key() -> None:
+    with pytest.raises(ValueError):
+        redact("password = Tr0ub4dor&3", b"")
+    with pytest.raises(ValueError):
+        redact("nothing secret here", b"")
+
+
+def test_locate_expands_a_placeholder_and_ignores_forged_ones() -> None:
+    _, text, secret = next(p for p in POSITIVES if p[0] == "aws-secret-key")
+    match = redact(text, KEY).matches[0]
+    (found,) = locate(text, KEY, "aws-secret-key", match.fingerprint)
+    assert text[found.start:found.end] == secret
+    assert locate(text, KEY, "aws-secret-key", "000000") == []
+    assert locate("[redacted:aws-secret-key:abcdef]", KEY, "aws-secret-key", "abcdef") == []
+
+
+def test_offsets_survive_characters_whose_lower_case_is_longer() -> None:
+    # "İ".lower() is two characters: the lower-cased fast path must not shift spans
+    _, text, secret = next(p for p in POSITIVES if p[0] == "authorization-header")
+    shifted = "İİİ " + text
+    (match,) = find_secrets(shifted)
+    assert shifted[match.start:match.end] == secret
+
+
+def test_entropy_threshold_is_what_separates_generic_values() -> None:
+    assert shannon_entropy("aaaaaaaa") == 0
+    assert shannon_entropy("abcd") == 2
+    assert find_secrets("api_key = abababababababab12") == []          # low entropy
+    assert find_secrets("api_key = Zx81kQ0pLm27Vb64Nc3Ty9")            # high entropy
+
+
+def test_rule_catalogue_names_every_rule_once() -> None:
+    catalogue = describe_rules()
+    assert [entry["id"] for entry in catalogue] == list(RULE_IDS)
+    assert len(set(RULE_IDS)) == len(RULE_IDS) >= 25
+    assert all(entry["description"] for entry in catalogue)
+
+
+def test_a_truncated_private_key_is_masked_without_eating_the_prose_after_it() -> None:
+    anchor = "{#01JB2K7Q9XN4M8YV3TD0FZ5ERW}"
+    encrypted = (
+        "-----BEGIN RSA PRIVATE KEY-----\nProc-Type: 4,ENCRYPTED\nDEK-Info: AES-128-CBC,ABC123\n\n"
+        f"MIIEowIBAAKCAQEA0Z3VS5JJcds3xfn\nabcdEFGH== {anchor}\n\nThanks for reading.\nMore prose."
+    )
+    assert redact(encrypted, KEY).text.endswith(f"] {anchor}\n\nThanks for reading.\nMore prose.")
+    bare = "-----BEGIN OPENSSH PRIVATE KEY-----\nb3BlbnNzaC1rZXktdjEAAAAA\nQyNTUxOQAAACDx\n\nThanks\nmore prose"
+    masked = redact(bare, KEY).text
+    assert masked.startswith("[redacted:private-key:") and masked.endswith("]\n\nThanks\nmore prose")
