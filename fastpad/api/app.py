@@ -14,6 +14,7 @@ from fastpad.api.body_limits import BodyLimitMiddleware
 from fastpad.api.idempotency import Idempotency
 from fastpad.api.limits import Limits
 from fastpad.api.ratelimit import RateLimiter
+from fastpad.api.timing import ServerTimingMiddleware
 from fastpad.api.routes import meta, notes, session
 from fastpad.errors import FastpadError
 
@@ -66,6 +67,8 @@ def create_app(deployment: Any, *, base_url: str, limits: Limits | None = None) 
         carries_credential=carries_credential,
         render=render,
     )
+
+    app.add_middleware(ServerTimingMiddleware)  # added last: outermost, so it times everything
 
     def build_openapi() -> dict[str, Any]:
         if app.openapi_schema is None:

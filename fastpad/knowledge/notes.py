@@ -151,6 +151,27 @@ class NoteService:
         view = self.get(principal, note_id)
         return serialize_markdown(NoteMeta(view.title, view.types, view.properties), view.block_list())
 
+    def export_updates(self, principal: Principal, note_id: str, *, since: str | None = None) -> tuple[bytes, str]:
+        """The note's CRDT state for an editor acting for a person: every update
+        since ``since`` (None: all of them, enough to rebuild the note) and the
+        frontier it reaches. Agents read through the outbound path instead."""
+        principal.require(NOTES_READ)
+        if not principal.is_person:
+            raise PolicyDenied(
+                detail="raw note state is for editors acting for a person; agents read notes as redacted Markdown",
+                extra={"reason": "person_only"},
+                next_call="fastpad_fetch",
+            )
+        with self.store.read(principal.workspace_id) as tx:
+            if not principal.can_see(note_id) or not is_ulid(note_id):
+                raise _not_found(note_id)
+            row = tx.note(note_id, with_snapshot=True)
+        if row is None:
+            raise _not_found(note_id)
+        assert row.snapshot is not None
+        doc = NoteDocument.load(row.snapshot)
+        return doc.export_updates(since), row.frontier
+
     # ------------------------------------------------------------------ writes
 
     def create(

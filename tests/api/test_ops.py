@@ -1,8 +1,7 @@
 """POST /v1/notes/{id}/ops over HTTP: real Loro updates, stale frontiers, refused snapshots.
 
-The HTTP API has no route yet that hands out a note's CRDT state, so the
-tests take the client's copy (what the editor would hold) straight from the
-server's store, then do everything else over HTTP.
+The client's copy of a note comes from GET /v1/notes/{id}/updates, as an
+editor acting for a person gets it.
 """
 
 from __future__ import annotations
@@ -13,23 +12,19 @@ import uuid
 import pytest
 from loro import ExportMode, LoroDoc
 
-from fastpad.deployment import open_deployment
 from fastpad.notes import NoteDocument
 
 from tests.api.helpers import assert_problem
 
 
 @pytest.fixture(scope="module")
-def client_copy(server):
-    deployment = open_deployment(server.data_dir, pool_size=1)
-
+def client_copy(owner):
     def copy(note_id: str) -> tuple[NoteDocument, str]:
-        with deployment.store.read(server.workspace_id) as tx:
-            row = tx.note(note_id, with_snapshot=True)
-        return NoteDocument.load(row.snapshot), row.frontier
+        response = owner.get(f"/v1/notes/{note_id}/updates")
+        assert response.status_code == 200, response.text
+        return NoteDocument.load(response.content), response.headers["x-fastpad-frontier"]
 
-    yield copy
-    deployment.close()
+    return copy
 
 
 def b64(data: bytes) -> str:
@@ -129,3 +124,27 @@ def test_agents_need_auto_apply_to_write_ops_and_their_text_stays_unreviewed(own
         assert agent.post(f"/v1/notes/{note['id']}/ops", json=body).status_code == 200
     block = owner.get(f"/v1/notes/{note['id']}").json()["blocks"][0]
     assert (block["text"], block["origin"], block["review_state"]) == ("agent words", "agent_written", "unreviewed")
+
+
+def test_updates_since_a_frontier_carry_only_what_is_new(owner, client_copy) -> None:
+    note = _note(owner, "first")
+    doc, frontier = client_copy(note["id"])
+    doc.replace_text(doc.blocks()[0].id, "first, edited")
+    sent = owner.post(f"/v1/notes/{note['id']}/ops", json={
+        "ops": b64(doc.export_updates(frontier)), "expectedFrontier": frontier, "idempotencyKey": str(uuid.uuid4()),
+    })
+    assert sent.status_code == 200, sent.text
+    since = owner.get(f"/v1/notes/{note['id']}/updates", params={"since": frontier})
+    assert since.status_code == 200
+    assert since.headers["x-fastpad-frontier"] == sent.json()["frontier"]
+    replica, _ = client_copy(note["id"])
+    assert len(since.content) < len(owner.get(f"/v1/notes/{note['id']}/updates").content)
+    assert replica.blocks()[0].text == "first, edited"
+    assert "app;dur=" in since.headers["server-timing"]
+
+
+def test_agents_get_no_raw_note_state(server, owner) -> None:
+    note = _note(owner, "private words")
+    with server.client(server.token("reader")) as reader:
+        response = reader.get(f"/v1/notes/{note['id']}/updates")
+    assert_problem(response, 403, "policy-denied", server.base_url)

@@ -224,6 +224,20 @@ def get_note(request: Request, note_id: NoteId, caller: Authenticated) -> Respon
     return _json(notes.get(caller.principal, note_id).as_dict(), headers=vary)
 
 
+@router.get(
+    "/{note_id}/updates",
+    summary="The note's Loro updates since a frontier (all of them without `since`), for an editor acting for a person",
+    responses={200: {"content": {"application/octet-stream": {"schema": {"type": "string", "format": "binary"}}}},
+               **problems(_403="policy-denied: agents read notes through fastpad_fetch", _404="not-found",
+                          _422="validation-failed: since is malformed or unknown to this note")},
+)
+def note_updates(request: Request, note_id: NoteId, caller: Authenticated, since: str | None = None) -> Response:
+    if caller.elsewhere:
+        raise _nowhere()
+    blob, frontier = request.app.state.deployment.notes.export_updates(caller.principal, note_id, since=since)
+    return Response(blob, media_type="application/octet-stream", headers={"x-fastpad-frontier": frontier})
+
+
 def _lifecycle(action: str, summary: str) -> None:
     async def endpoint(
         request: Request,
