@@ -65,17 +65,24 @@ def _free_port() -> int:
 
 
 @contextlib.contextmanager
-def fastpad(database_url: str | None = None, limits: dict | None = None) -> Iterator[Server]:
-    """`fp init` + `fp serve` in a temp data dir; stopped on exit."""
+def initialised(database_url: str | None = None) -> Iterator[Path]:
+    """A data dir made by `fp init` (SQLite unless a database URL is given); removed on exit."""
     data_dir = Path(tempfile.mkdtemp(prefix="fastpad-bench-"))
     init = [FP, "init", "--data-dir", str(data_dir), "--owner-email", OWNER, "--json"]
     if database_url:
         init += ["--database-url", database_url]
-    subprocess.run(init, capture_output=True, check=True, env={**os.environ, "FASTPAD_OWNER_PASSWORD": "bench-password"})
+    try:
+        subprocess.run(init, capture_output=True, check=True, env={**os.environ, "FASTPAD_OWNER_PASSWORD": "bench-password"})
+        yield data_dir
+    finally:
+        shutil.rmtree(data_dir, ignore_errors=True)
+
+
+@contextlib.contextmanager
+def serving(data_dir: Path) -> Iterator[Server]:
+    """`fp serve` on a free port, healthy before it is handed out; stopped on exit."""
     port = _free_port()
     serve = [FP, "serve", "--data-dir", str(data_dir), "--port", str(port), "--log-level", "warning"]
-    if limits:
-        serve += ["--limits-json", json.dumps(limits)]
     process = subprocess.Popen(serve, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     base_url = f"http://127.0.0.1:{port}"
     try:
@@ -88,12 +95,11 @@ def fastpad(database_url: str | None = None, limits: dict | None = None) -> Iter
                 pass
             if process.poll() is not None or time.monotonic() > deadline:
                 raise RuntimeError("fp serve did not become healthy")
-            time.sleep(0.05)
+            time.sleep(0.05)  # polling a child process's readiness: there is no signal to wait on
         yield Server(base_url, data_dir, process)
     finally:
         process.terminate()
         process.wait(timeout=10)
-        shutil.rmtree(data_dir, ignore_errors=True)
 
 
 def server_ms(response: httpx.Response) -> float:

@@ -206,6 +206,12 @@ class TokenService:
                 elif agent_id is not None and tx.agent(agent_id) is None:
                     raise NotFound(detail=f"agent {agent_id} not found")
 
+            if kind == "person" and rate_limit_per_minute is not None:
+                raise ValidationFailed(
+                    detail=f"a person's rate limit is {PERSON_RATE_LIMIT} a minute, shared by their session and "
+                           "every CLI token they hold; it is not set per token",
+                    field_errors=[FieldError("rate_limit_per_minute", "person_shared", "not settable for a person")],
+                )
             default_rate = PERSON_RATE_LIMIT if kind == "person" else AGENT_RATE_LIMIT
             rate = rate_limit_per_minute if rate_limit_per_minute is not None else default_rate
             expires_at = now + (expires_in if expires_in is not None else DEFAULT_EXPIRY)

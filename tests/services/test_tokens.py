@@ -63,6 +63,10 @@ def test_authenticate_gives_the_principal_the_token_stands_for(svc, ws) -> None:
     # A custom rate limit.
     custom, _ = svc.tokens.create(ws.id, scopes=["notes:read"], rate_limit_per_minute=10)
     assert svc.tokens.authenticate(custom).rate_limit_per_minute == 10
+    # A person's allowance is shared across their credentials, so no person token sets its own.
+    with pytest.raises(ValidationFailed) as refused:
+        svc.tokens.create(ws.id, scopes=["notes:read"], person_email=ws.owner_email, rate_limit_per_minute=10)
+    assert refused.value.field_errors[0].code == "person_shared"
 
 
 @pytest.mark.parametrize("presented", [
