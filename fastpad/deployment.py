@@ -12,12 +12,28 @@ import json
 import os
 import secrets
 from dataclasses import dataclass, field
+from datetime import timedelta
 from pathlib import Path
 from typing import Any
 
 from fastpad.errors import Conflict, NotFound
+from fastpad.knowledge.calendar import CalendarService
+from fastpad.knowledge.changes import ChangeFeedService
+from fastpad.knowledge.graph import GraphService
+from fastpad.knowledge.history import HistoryService
+from fastpad.knowledge.memory import MemoryService
 from fastpad.knowledge.notes import NoteService
+from fastpad.knowledge.query import KnowledgeQueryService
+from fastpad.knowledge.saved_views import CollectionService
+from fastpad.knowledge.typed_notes import TypedNoteService
+from fastpad.knowledge.types import TypeService
+from fastpad.knowledge.trash import DEFAULT_RETENTION, TrashService
 from fastpad.notes.ids import new_id
+from fastpad.review.effects import EventNotes, KnowledgeEffects
+from fastpad.review.service import ReviewService
+from fastpad.search.service import SearchService
+from fastpad.search.setup import build_search
+from fastpad.search.worker import EmbeddingWorker
 from fastpad.security.people import PeopleService
 from fastpad.security.principals import Principal
 from fastpad.security.tokens import TokenService
@@ -65,21 +81,59 @@ class Deployment:
     workspace_id: str  # the workspace `fp init` created; operator commands act here
     owner_id: str
     notes: NoteService = field(init=False)
+    changes: ChangeFeedService = field(init=False)
+    graph: GraphService = field(init=False)
+    history: HistoryService = field(init=False)
+    memory: MemoryService = field(init=False)
+    trash: TrashService = field(init=False)
+    types: TypeService = field(init=False)
+    typed_notes: TypedNoteService = field(init=False)
+    queries: KnowledgeQueryService = field(init=False)
+    calendar: CalendarService = field(init=False)
+    collections: CollectionService = field(init=False)
     tokens: TokenService = field(init=False)
     people: PeopleService = field(init=False)
     idempotency: IdempotencyService = field(init=False)
+    review: ReviewService = field(init=False)
+    search: SearchService = field(init=False)
+    embedder: EmbeddingWorker | None = field(init=False)
 
     def __post_init__(self) -> None:
         self.notes = NoteService(self.store)
+        self.changes = ChangeFeedService(self.store)
+        self.graph = GraphService(self.store)
+        self.history = HistoryService(self.store)
+        self.memory = MemoryService(self.store, self.notes)
+        days = self.config.get("trash_retention_days")  # fastpad.json may set it: purge that long after trashing
+        self.trash = TrashService(self.store, retention=DEFAULT_RETENTION if days is None else timedelta(days=days))
+        self.types = TypeService(self.store)
+        self.typed_notes = TypedNoteService(self.store)
+        self.queries = KnowledgeQueryService(self.store)
+        self.calendar = CalendarService(self.store, self.queries)
+        self.collections = CollectionService(self.store, self.queries)
         self.tokens = TokenService(self.store)
         self.people = PeopleService(self.store, self.secret)
         self.idempotency = IdempotencyService(self.store)
+        self.review = ReviewService(self.store, self.secret, self.notes, effects=KnowledgeEffects(
+            graph=self.graph, calendar=EventNotes(self.notes, self.typed_notes)))
+        self.search, self.embedder = build_search(self.store, self.config.get("embeddings"))
 
     def operator_principal(self, workspace_id: str | None = None) -> Principal:
         """The operator at the server's terminal, acting as the workspace owner (writes are human_typed)."""
         return self.people.principal_for(workspace_id or self.workspace_id, self.owner_id)
 
+    def start_background(self) -> None:
+        """Start what runs beside the HTTP server: the embedding worker (the app's lifespan calls this)."""
+        if self.embedder is not None:
+            self.embedder.watch(self.workspace_id)
+            self.embedder.start()
+
+    def stop_background(self) -> None:
+        if self.embedder is not None:
+            self.embedder.stop()
+
     def close(self) -> None:
+        self.stop_background()
         self.store.close()
 
     def __enter__(self) -> "Deployment":

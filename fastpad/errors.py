@@ -116,3 +116,34 @@ class ApprovalNotPermitted(FastpadError):
     # 403: understood, authenticated, refused because the credential lacks a grant
     # (turns:accept, or the turn/op is one only a person may accept).
     slug, title, status = "approve-not-permitted", "Accept not permitted for this credential", 403
+
+
+# `fp login`: the device authorization flow (RFC 8628 §3.5). The token endpoint answers these
+# as 400s whose problem document also carries OAuth's own ``error`` member (the slug with
+# underscores), so a stock OAuth client and a Fastpad client read the same response.
+class AuthorizationPending(FastpadError):
+    slug, title, status, retryable = "authorization-pending", "Waiting for a person to approve", 400, True
+
+
+class SlowDown(FastpadError):
+    # Polled sooner than ``interval`` allows; the interval grows by 5 seconds (``extra["interval"]``).
+    slug, title, status, retryable = "slow-down", "Polling too often", 400, True
+
+
+class AccessDenied(FastpadError):
+    slug, title, status = "access-denied", "The person denied this login", 400
+
+
+class ExpiredToken(FastpadError):
+    # The device code expired before anyone approved it: start a new login.
+    slug, title, status = "expired-token", "The login request expired", 400
+
+
+class InvalidGrant(FastpadError):
+    # A device code this server never issued, or one whose credential was already handed out.
+    slug, title, status = "invalid-grant", "Unknown or used device code", 400
+
+
+class ProviderNotConfigured(FastpadError):
+    # 503: the deployment has no model provider yet; nothing about the request is wrong.
+    slug, title, status = "provider-not-configured", "No model provider is configured", 503

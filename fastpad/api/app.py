@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 from typing import Any
 
 from fastapi import FastAPI
@@ -15,11 +17,18 @@ from fastpad.api.idempotency import Idempotency
 from fastpad.api.limits import Limits
 from fastpad.api.ratelimit import RateLimiter
 from fastpad.api.timing import ServerTimingMiddleware
-from fastpad.api.routes import meta, notes, session
+from fastpad.api.routes import links, meta, notes, session
+from fastpad.api.routes import block_history, calendar, changes, memory
+from fastpad.api.routes import search
+from fastpad.api.routes import agents, ask, capture, device
+from fastpad.api.routes import turns
+from fastpad.api.routes import typed
 from fastpad.errors import FastpadError
+from fastpad.web import routes as web_pages
 
 # Routes reachable without a credential (the body cap there is 64 KiB).
-PUBLIC_PATHS = frozenset({"/health", "/openapi.json", "/.well-known/oauth-protected-resource", "/errors"})
+PUBLIC_PATHS = frozenset({"/health", "/openapi.json", "/.well-known/oauth-protected-resource", "/errors",
+                          "/v1/device/code", "/v1/device/token", "/device"})
 PUBLIC_PREFIXES = ("/errors/", "/v1/public/")
 SIGN_IN = ("POST", "/v1/session")
 
@@ -36,7 +45,21 @@ def is_public(scope: Scope) -> bool:
 def create_app(deployment: Any, *, base_url: str, limits: Limits | None = None) -> FastAPI:
     base_url = base_url.rstrip("/")
     limits = limits or Limits()
+
+    @asynccontextmanager
+    async def lifespan(_app: FastAPI) -> AsyncIterator[None]:
+        # What runs beside the server (the embedding worker) lives as long as the app.
+        start, stop = getattr(deployment, "start_background", None), getattr(deployment, "stop_background", None)
+        if start is not None:
+            start()
+        try:
+            yield
+        finally:
+            if stop is not None:
+                stop()
+
     app = FastAPI(
+        lifespan=lifespan,
         title="Fastpad API",
         version=__version__,
         description="Notes as CRDT documents of blocks with stable ULIDs. Every failure is an RFC 9457 problem document.",
@@ -56,6 +79,16 @@ def create_app(deployment: Any, *, base_url: str, limits: Limits | None = None) 
     app.include_router(meta.router)
     app.include_router(session.router)
     app.include_router(notes.router)
+    app.include_router(turns.router)  # proposals and review; the pages below link to this server
+    app.include_router(web_pages.router)
+    deployment.review.public_url = base_url
+    app.include_router(links.router)
+    app.include_router(search.router)
+    app.include_router(typed.router)  # types, typed properties, structured query, collections
+    for router in (device.router, capture.router, ask.router, agents.router):  # fp login, capture, ask, agents
+        app.include_router(router)
+    for router in (changes.router, block_history.router, calendar.router, memory.router):  # feed, history, …
+        app.include_router(router)
 
     def render(error: FastpadError, scope: Scope) -> Any:
         return problems.problem_response(error, base_url, instance=scope.get("path"), close=True)

@@ -35,6 +35,11 @@ class Limits:
     # limit; sign-in has no credential yet, so it is limited per address.
     rate_window_s: float = 60.0
     sign_in_per_window: int = 20
+    # `fp login` (RFC 8628): its two routes have no credential either, so they are
+    # limited per address too; a terminal waits ``device_poll_interval_s`` between polls.
+    device_starts_per_window: int = 20
+    device_polls_per_window: int = 60
+    device_poll_interval_s: int = 5
 
     def min_bytes_per_sec(self, size: int) -> int:
         """The average-rate floor for a body of ``size`` bytes."""

@@ -1,4 +1,4 @@
-"""``fp``: the command line. Operator commands (init, serve, token, demo) live here."""
+"""``fp``: the command line — the client commands that talk to a server, and the operator commands."""
 
 from fastpad.cli.main import cli, main
 

@@ -33,26 +33,43 @@ MEANINGS: dict[int, str] = {
 # Most specific class first; the first isinstance match wins.
 _BY_CLASS: tuple[tuple[type[e.FastpadError], int], ...] = (
     (e.ValidationFailed, USAGE),
+    (e.PayloadTooLarge, USAGE),
     (e.Unauthenticated, NOT_AUTHENTICATED),
+    # `fp login` ended without a credential: denied, expired, or a code already used.
+    (e.AccessDenied, NOT_AUTHENTICATED),
+    (e.ExpiredToken, NOT_AUTHENTICATED),
+    (e.InvalidGrant, NOT_AUTHENTICATED),
     (e.NotFound, NOT_FOUND),
     (e.StaleFrontier, CONFLICT),
     (e.IdempotencyConflict, CONFLICT),
+    (e.HandleExpired, CONFLICT),
     (e.Conflict, CONFLICT),
     (e.RateLimited, RATE_LIMITED),
     (e.PolicyDenied, POLICY_DENIED),
+    (e.ApprovalNotPermitted, POLICY_DENIED),
+    (e.CrossNoteCopyDenied, POLICY_DENIED),
     (e.InsufficientScope, POLICY_DENIED),
     (e.OutOfScope, POLICY_DENIED),
 )
 
-# The same mapping for problem documents received over HTTP, by slug.
-_BY_SLUG: dict[str, int] = {cls.slug: code for cls, code in _BY_CLASS}
+# Problem documents received over HTTP are matched by slug: the classes above, plus the
+# protocol refusals only the HTTP surface raises (named here so the CLI never imports the server).
+_BY_SLUG: dict[str, int] = {
+    **{cls.slug: code for cls, code in _BY_CLASS},
+    "bad-request": USAGE,
+    "method-not-allowed": USAGE,
+    "not-acceptable": USAGE,
+    "unsupported-media-type": USAGE,
+}
 
 
 def for_error(error: BaseException) -> int:
+    """The exit code for a typed error raised here or rebuilt from a server's problem document."""
     for cls, code in _BY_CLASS:
         if isinstance(error, cls):
             return code
-    return UNCLASSIFIED
+    slug = getattr(error, "slug", None)
+    return for_slug(slug) if isinstance(slug, str) else UNCLASSIFIED
 
 
 def for_slug(slug: str) -> int:

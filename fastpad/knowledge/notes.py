@@ -16,14 +16,17 @@ from __future__ import annotations
 import base64
 import binascii
 from collections.abc import Callable, Iterable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime
 from typing import Any
 
 from fastpad.errors import Conflict, FieldError, NotFound, OutOfScope, PolicyDenied, StaleFrontier, ValidationFailed
+from fastpad.knowledge.link_projection import project_links
+from fastpad.knowledge.property_index import index_note_properties
 from fastpad.notes import Block, NoteDocument, NoteMeta, UpdateLimits, is_ulid, new_id, parse_markdown, serialize_markdown
 from fastpad.notes.frontier import decode_frontier
 from fastpad.notes.provenance import Origin, Provenance, ReviewState, restamp
+from fastpad.search.indexing import index_note_chunks
 from fastpad.security.principals import Principal
 from fastpad.security.scopes import NOTES_DELETE, NOTES_READ, NOTES_WRITE
 from fastpad.store import Actor, BlockRow, NoteRow, NoteWrite, Store, WorkspaceTx, utcnow
@@ -109,6 +112,16 @@ class OpsResult:
         return {"frontier": self.frontier, "note_id": self.note_id}
 
 
+@dataclass(frozen=True)
+class NoteEdit:
+    """What ``NoteService.apply_edit`` did: the note's version around it, and its blocks
+    (with their provenance) before it."""
+
+    frontier_before: str
+    frontier_after: str
+    before: list[BlockRow]
+
+
 class NoteService:
     def __init__(self, store: Store, *, clock: Callable[[], datetime] = utcnow,
                  limits: UpdateLimits = UpdateLimits()) -> None:
@@ -183,11 +196,22 @@ class NoteService:
         blocks: Iterable[Block] | None = None,
         types: Iterable[str] = (),
         properties: Mapping[str, Any] | None = None,
+        note_id: str | None = None,
+        inbound: bool = False,
     ) -> NoteView:
         """A new note from Markdown or from blocks (not both). Blocks without an
         id get a fresh ULID; ``title``/``types``/``properties`` given here
-        override the Markdown's frontmatter."""
+        override the Markdown's frontmatter.
+
+        Two things only an import asks for. ``note_id`` is an id minted earlier
+        for this note — an import remembers the ids it minted, so a retry
+        creates the same note with the same ids; a note that already has it is a
+        Conflict. ``inbound`` says the content arrived from outside a keystroke:
+        its blocks are ``inbound_untrusted`` whoever sends them (it can only
+        lower trust, never raise it)."""
         principal.require(NOTES_WRITE)
+        if note_id is not None and not is_ulid(note_id):
+            raise ValidationFailed(detail="a note id is a ULID", field_errors=[FieldError("note_id", "ulid", "a ULID")])
         if principal.note_ids is not None:
             raise OutOfScope(detail="this credential is limited to a set of notes and cannot create new ones")
         if markdown is not None and blocks is not None:
@@ -220,13 +244,18 @@ class NoteService:
         given = _mint_block_ids(given)
 
         doc = NoteDocument.new(meta=meta, blocks=given)
-        stamp = Provenance.for_write(principal.origin)
+        origin = Origin.INBOUND_UNTRUSTED if inbound else principal.origin
+        stamp = Provenance.for_write(origin)
         projection = [_block_row(b, i, stamp) for i, b in enumerate(doc.blocks())]
         now = self.clock()
-        note_id = new_id()
+        minted_earlier, note_id = note_id is not None, note_id or new_id()
         with self.store.write(principal.workspace_id) as tx:
+            if minted_earlier and tx.note(note_id) is not None:
+                raise Conflict(detail=f"a note {note_id} already exists", extra={"reason": "exists", "note_id": note_id},
+                               next_call=f"GET /v1/notes/{note_id}")
             self._commit(tx, NoteWrite(
-                note_id=note_id, kind="create", at=now, actor=_actor(principal), update=doc.export_updates(None),
+                note_id=note_id, kind="create", at=now, actor=replace(_actor(principal), origin=origin.value),
+                update=doc.export_updates(None),
                 snapshot=doc.snapshot(), frontier=doc.frontier(), title=doc.meta.title, types=doc.meta.types,
                 properties=doc.meta.properties, blocks=projection,
             ), previous_blocks=[])
@@ -294,6 +323,34 @@ class NoteService:
             ), previous_blocks=before)
         return OpsResult(frontier, note_id)
 
+    def rename(self, principal: Principal, note_id: str, title: str) -> NoteView:
+        """Give the note a new title. Links keep resolving: the old title becomes
+        an alias, and links waiting for the new title resolve to this note."""
+        principal.require(NOTES_WRITE)
+        if principal.kind == "agent" and not principal.auto_apply:
+            raise PolicyDenied(
+                detail="an agent changes a note by proposing; direct edits need a token with auto-apply",
+                extra={"reason": "auto_apply_required"},
+                next_call="fastpad_propose",
+            )
+        if not isinstance(title, str) or not title.strip():
+            raise ValidationFailed(detail="a new title is needed",
+                                   field_errors=[FieldError("title", "required", "a non-blank title")])
+        with self.store.write(principal.workspace_id) as tx:
+            row = self._writable_row(tx, principal, note_id, with_snapshot=True)
+            assert row.snapshot is not None
+            if row.title == title:
+                return self._view(tx, principal, note_id)
+            doc = NoteDocument.load(row.snapshot)
+            meta = doc.meta
+            doc.set_meta(NoteMeta(title, meta.types, meta.properties))
+            self._commit(tx, NoteWrite(
+                note_id=note_id, kind="rename", at=self.clock(), actor=_actor(principal),
+                expected_frontier=row.frontier, update=doc.export_updates(row.frontier), snapshot=doc.snapshot(),
+                frontier=doc.frontier(), title=title,
+            ))
+            return self._view(tx, principal, note_id)
+
     def archive(self, principal: Principal, note_id: str) -> NoteView:
         return self._set_state(principal, note_id, "archive")
 
@@ -328,12 +385,62 @@ class NoteService:
                                        expected_frontier=row.frontier, **{field: value}))
             return self._view(tx, principal, note_id)
 
+    def apply_edit(
+        self,
+        tx: WorkspaceTx,
+        principal: Principal,
+        note_id: str,
+        edit: Callable[[NoteDocument], Mapping[str, Provenance] | None],
+        *,
+        stamp: Provenance | None = None,
+        kind: str = "review",
+    ) -> NoteEdit:
+        """A server-side edit made inside the caller's transaction, through the one write path:
+        how a review lands (accept, revert, mark reviewed). The caller has authorised it; the
+        note must be one ``principal`` can see and not in the trash.
+
+        ``edit`` changes the loaded note (or not) and may return provenance for particular
+        blocks, changed or not; other blocks it changes or adds take ``stamp``; every other
+        block keeps its own. Nothing to change writes nothing."""
+        row = self._writable_row(tx, principal, note_id, with_snapshot=True)
+        assert row.snapshot is not None
+        doc = NoteDocument.load(row.snapshot)
+        before = tx.blocks(note_id)
+        stamps = edit(doc) or {}
+        frontier, after = doc.frontier(), doc.blocks()
+        _check_block_identity(after)
+        changed = _changed_block_ids(before, after)
+        if stamp is None and changed - set(stamps):
+            raise ValueError("an edit that changes blocks needs the provenance to stamp them with")
+        current = {b.block_id: Provenance(Origin(b.origin), ReviewState(b.review_state)) for b in before}
+        provenance = restamp(current, changed, [b.id for b in after], stamp)  # type: ignore[arg-type]
+        provenance.update({block_id: p for block_id, p in stamps.items() if block_id in provenance})
+        result = NoteEdit(row.frontier, frontier, before)
+        if frontier == row.frontier and all(provenance[b.id] == current.get(b.id) for b in after):
+            return result
+        moved = frontier != row.frontier
+        meta = doc.meta
+        self._commit(tx, NoteWrite(
+            note_id=note_id, kind=kind, at=self.clock(), actor=_actor(principal), expected_frontier=row.frontier,
+            update=doc.export_updates(row.frontier) if moved else None, snapshot=doc.snapshot() if moved else None,
+            frontier=frontier if moved else None, title=meta.title, types=meta.types, properties=meta.properties,
+            blocks=[_block_row(b, i, provenance[b.id]) for i, b in enumerate(after)],
+        ), previous_blocks=before)
+        return result
+
     # ------------------------------------------------------------------ internals
 
     @staticmethod
     def _commit(tx: WorkspaceTx, write: NoteWrite, *, previous_blocks: list[BlockRow] | None = None) -> int:
-        """The single write path (see the module docstring)."""
-        return tx.write_note(write, previous_blocks=previous_blocks)
+        """The single write path (see the module docstring); the link step
+        (titles, aliases, edges from block text), the search step (the note's
+        chunks) and the property step (its types and typed values) follow in
+        the same transaction."""
+        seq = tx.write_note(write, previous_blocks=previous_blocks)
+        project_links(tx, write)
+        index_note_chunks(tx, write)
+        index_note_properties(tx, write)
+        return seq
 
     @staticmethod
     def _writable_row(tx: WorkspaceTx, principal: Principal, note_id: str, *, with_snapshot: bool = False,

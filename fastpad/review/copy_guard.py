@@ -223,6 +223,23 @@ def guard_copy(
     return verdict  # pragma: no cover
 
 
+def could_share_shingles(changes: Iterable[NewText], texts: Iterable[str]) -> list[bool]:
+    """For each of ``texts``, whether it can hold any shingle of the changes' new text: it must
+    contain, after the same normalisation, every token of at least one of them. An exact
+    prefilter — a text it rules out contributes nothing to :func:`check_copy`, as a source or
+    as the target's own text — that spares tokenising everything a session read."""
+    shingles = {shingle for change in changes for shingle in _shingles(tokens(change.after))}
+    if not shingles:
+        return [False for _ in texts]
+    # Test the rarest-looking token (the longest) first: most texts fail on it at once.
+    ordered = [sorted(set(shingle), key=len, reverse=True) for shingle in shingles]
+    out = []
+    for text in texts:
+        normal = unicodedata.normalize("NFKC", text).casefold()
+        out.append(any(all(token in normal for token in shingle) for shingle in ordered))
+    return out
+
+
 def new_texts_from_diffs(diffs: Sequence, *, field_of: dict[str, str] | None = None) -> list[NewText]:
     """The proposal's touched blocks as :class:`NewText`, from ``apply.BlockDiff`` objects."""
     field_of = field_of or {}

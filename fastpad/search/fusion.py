@@ -46,7 +46,7 @@ SUPERSEDED_PENALTY = 0.5
 __all__ = [
     "DENSE", "GRAPH", "KEYWORDS", "LEXICAL", "NAME", "PHRASE", "QUERY_WEIGHTS", "RECENCY", "RRF_K",
     "SENTENCE", "STRATEGIES", "Contribution", "Explanation", "FusedHit", "ParsedQuery", "Penalty",
-    "RankedList", "StrategyHit", "classify_query", "collapse_by_note", "fuse", "lexical_query_terms",
+    "RankedList", "StrategyHit", "classify_query", "collapse_by_note", "fuse", "fused_order", "lexical_query_terms",
     "matched_terms", "parse_query", "postgres_tsquery", "postgres_websearch_text", "weights_for",
 ]
 
@@ -156,12 +156,56 @@ def fuse(
     demoted by ``superseded_penalty`` (recorded as a penalty); ``penalties``
     adds others (e.g. a stale or low-trust demotion decided by the caller).
     Ordering: fused score, then best single rank, then more strategies, then
-    note id — fully deterministic.
+    note id — fully deterministic. Only the hits within ``limit`` are explained.
     """
+    superseded_by = superseded_by or {}
+    contributions, firsts = _contributions(lists, weights, k)
+    applied: dict[str, list[Penalty]] = {}
+    for note_id in contributions:
+        found = list((penalties or {}).get(note_id, ()))
+        successor = superseded_by.get(note_id)
+        if successor and superseded_penalty < 1.0:
+            found.append(Penalty(f"superseded by {successor}", superseded_penalty))
+        if found:
+            applied[note_id] = found
+    ordered = _ordered(contributions, applied)
+    if limit is not None:
+        ordered = ordered[: max(0, limit)]
+    out = []
+    for rank, (note_id, total) in enumerate(ordered, start=1):
+        parts = contributions[note_id]
+        hits = [firsts[note_id][c.strategy] for c in parts]
+        explanation = Explanation(
+            query_kind=query_kind,
+            contributions=tuple(parts),
+            matched_terms=_union(*(h.matched_terms for h in hits)),
+            graph_path=next((h.graph_path for h in hits if h.graph_path), ()),
+            penalties=tuple(applied.get(note_id, ())),
+            superseded_by=superseded_by.get(note_id),
+        )
+        out.append(FusedHit(note_id=note_id, rank=rank, score=total, block_ids=_union(*(h.block_ids for h in hits)),
+                            explanation=explanation, snippet=next((h.snippet for h in hits if h.snippet), None)))
+    return out
+
+
+def fused_order(
+    lists: Sequence[RankedList],
+    weights: Mapping[str, float],
+    *,
+    k: int = RRF_K,
+    penalties: Mapping[str, Sequence[Penalty]] | None = None,
+) -> list[tuple[str, float]]:
+    """(note id, fused score) in :func:`fuse`'s order, without building explanations."""
+    contributions, _ = _contributions(lists, weights, k)
+    return _ordered(contributions, {n: list(p) for n, p in (penalties or {}).items() if n in contributions})
+
+
+def _contributions(
+    lists: Sequence[RankedList], weights: Mapping[str, float], k: int
+) -> tuple[dict[str, list[Contribution]], dict[str, dict[str, StrategyHit]]]:
+    """Each note's contributions (best share first) and the hit each strategy gave it."""
     if k < 1:
         raise ValueError("k must be >= 1")
-    superseded_by = superseded_by or {}
-    penalties = penalties or {}
     contributions: dict[str, list[Contribution]] = {}
     firsts: dict[str, dict[str, StrategyHit]] = {}
     for ranked in lists:
@@ -169,43 +213,24 @@ def fuse(
         if weight <= 0:
             continue
         for position, hit in enumerate(collapse_by_note(ranked.hits), start=1):
-            share = weight / (k + position)
             contributions.setdefault(hit.note_id, []).append(
-                Contribution(ranked.strategy, position, float(hit.score), weight, share)
+                Contribution(ranked.strategy, position, float(hit.score), weight, weight / (k + position))
             )
             firsts.setdefault(hit.note_id, {})[ranked.strategy] = hit
+    for parts in contributions.values():
+        parts.sort(key=lambda c: (-c.rrf, c.rank, c.strategy))
+    return contributions, firsts
 
+
+def _ordered(contributions: Mapping[str, list[Contribution]], penalties: Mapping[str, list[Penalty]]) -> list[tuple[str, float]]:
     scored = []
     for note_id, parts in contributions.items():
-        parts.sort(key=lambda c: (-c.rrf, c.rank, c.strategy))
-        applied = list(penalties.get(note_id, ()))
-        successor = superseded_by.get(note_id)
-        if successor and superseded_penalty < 1.0:
-            applied.append(Penalty(f"superseded by {successor}", superseded_penalty))
         total = sum(c.rrf for c in parts)
-        for penalty in applied:
+        for penalty in penalties.get(note_id, ()):
             total *= penalty.factor
-        hits = [firsts[note_id][c.strategy] for c in parts]
-        explanation = Explanation(
-            query_kind=query_kind,
-            contributions=tuple(parts),
-            matched_terms=_union(*(h.matched_terms for h in hits)),
-            graph_path=next((h.graph_path for h in hits if h.graph_path), ()),
-            penalties=tuple(applied),
-            superseded_by=successor,
-        )
-        anchors = _union(*(h.block_ids for h in hits))
-        snippet = next((h.snippet for h in hits if h.snippet), None)
-        best_rank = min(c.rank for c in parts)
-        scored.append(((-total, best_rank, -len(parts), note_id), total, anchors, explanation, snippet))
-
+        scored.append(((-total, min(c.rank for c in parts), -len(parts), note_id), total))
     scored.sort(key=lambda item: item[0])
-    if limit is not None:
-        scored = scored[: max(0, limit)]
-    return [
-        FusedHit(note_id=key[3], rank=i, score=total, block_ids=anchors, explanation=explanation, snippet=snippet)
-        for i, (key, total, anchors, explanation, snippet) in enumerate(scored, start=1)
-    ]
+    return [(key[3], total) for key, total in scored]
 
 
 def _union(*groups: Iterable[str]) -> tuple[str, ...]:

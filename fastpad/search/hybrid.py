@@ -2,24 +2,24 @@
 
 A strategy is anything with a ``name`` and ``search(request) -> RankedList``
 (:class:`Strategy`). :func:`hybrid_search` classifies the query, runs lexical
-and dense first, hands their lists to graph as seeds (graph expands from what
-the first two found), runs recency, and fuses by rank. A strategy that is not
-configured (``None``) or that fails is left out and *named* in
-``SearchResults.unavailable`` — search never errors for want of one: with no
+and dense first, hands what they found to graph and recency as seeds (graph
+expands from it, recency orders it by time), and fuses by rank. A strategy
+that is not configured (``None``) or that fails is left out and *named* in
+``FusedResults.unavailable`` — search never errors for want of one: with no
 embedding provider it runs on the other three and says so.
 
 Filtering (archive, scope, trust floor, agent-asserted-only edges) belongs to
 each strategy, before ranking — applied after fusion it would leave holes in the
-ranks. :class:`SearchRequest.allow_note` carries the caller's predicate for the
-store-independent :class:`DenseStrategy`; store-backed strategies express the
-same rules in SQL.
+ranks. :class:`SearchRequest.allow_note` carries the caller's predicate for
+in-memory strategies; store-backed strategies express the same rules in SQL
+(``request.context`` carries what they need).
 """
 
 from __future__ import annotations
 
 import logging
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Callable, Mapping, Protocol, Sequence, runtime_checkable
 
 from fastpad.search.chunker import Chunk
@@ -30,12 +30,14 @@ from fastpad.search.fusion import (
     LEXICAL,
     RECENCY,
     RRF_K,
+    SUPERSEDED_PENALTY,
     FusedHit,
     Penalty,
     RankedList,
     StrategyHit,
     collapse_by_note,
     fuse,
+    fused_order,
 )
 from fastpad.search.query import ParsedQuery, classify_query, parse_query, weights_for
 from fastpad.search.vector_index import VectorIndex
@@ -43,6 +45,8 @@ from fastpad.search.vector_index import VectorIndex
 log = logging.getLogger(__name__)
 
 RUN_ORDER = (LEXICAL, DENSE, GRAPH, RECENCY)
+SEEDED = (GRAPH, RECENCY)  # strategies that work from what the ones before them found
+NO_PROVIDER = "no embedding provider configured"
 
 
 @dataclass(frozen=True)
@@ -54,7 +58,7 @@ class SearchRequest:
     caller_id: str | None = None
     include_archived: bool = False
     allow_note: Callable[[str], bool] | None = None  # scope / trust-floor predicate, if the caller has one
-    seeds: tuple[RankedList, ...] = ()  # lexical and dense lists, given to graph
+    seeds: tuple[RankedList, ...] = ()  # the lists found so far, given to graph and recency
     context: Mapping[str, Any] = field(default_factory=dict)  # whatever a store-backed strategy needs
 
 
@@ -66,7 +70,7 @@ class Strategy(Protocol):
 
 
 @dataclass(frozen=True)
-class SearchResults:
+class FusedResults:
     query: str
     query_kind: str
     weights: dict[str, float]
@@ -86,6 +90,9 @@ class SearchResults:
         }
 
 
+SupersessionLookup = Callable[[Sequence[str]], Mapping[str, str]]
+
+
 def hybrid_search(
     text: str,
     strategies: Mapping[str, Strategy | None],
@@ -94,16 +101,20 @@ def hybrid_search(
     depth: int = 100,
     k: int = RRF_K,
     weights: Mapping[str, float] | None = None,
-    superseded_by: Mapping[str, str] | Callable[[Sequence[str]], Mapping[str, str]] | None = None,
+    superseded_by: Mapping[str, str] | SupersessionLookup | None = None,
     penalties: Mapping[str, Sequence[Penalty]] | None = None,
+    reasons: Mapping[str, str] | None = None,
     **request_fields: Any,
-) -> SearchResults:
+) -> FusedResults:
     """Run every available strategy, fuse by rank, explain each hit.
 
     ``strategies`` maps a name (lexical, dense, graph, recency, or any other)
-    to a strategy or ``None`` (not configured). ``superseded_by`` is a mapping
-    or a function of the candidate note ids returning one (the store's
-    supersession lookup). ``request_fields`` become :class:`SearchRequest` fields.
+    to a strategy or ``None`` (not available; ``reasons`` may say why). A name
+    of the four missing from the mapping is reported "not configured".
+    ``superseded_by`` is a mapping, or a function of note ids returning one
+    (the store's supersession lookup): it is asked about the best-ranked notes
+    first, and only as far down as can still change the page.
+    ``request_fields`` become :class:`SearchRequest` fields.
     """
     parsed = parse_query(text)
     kind = classify_query(parsed)
@@ -121,10 +132,10 @@ def hybrid_search(
     for name in names:
         strategy = strategies[name]
         if strategy is None:
-            unavailable[name] = "no embedding provider configured" if name == DENSE else "not configured"
+            unavailable[name] = (reasons or {}).get(name) or (NO_PROVIDER if name == DENSE else "not configured")
             continue
-        if name == GRAPH:
-            request = _with_seeds(request, tuple(lists))
+        if name in SEEDED:
+            request = replace(request, seeds=tuple(lists))
         started = time.perf_counter()
         try:
             ranked = strategy.search(request)
@@ -139,70 +150,104 @@ def hybrid_search(
         lists.append(ranked)
         per_strategy[name] = collapse_by_note(ranked.hits)
 
-    candidates = sorted({hit.note_id for ranked in lists for hit in ranked.hits})
+    started = time.perf_counter()
     if callable(superseded_by):
-        successors = dict(superseded_by(candidates)) if candidates else {}
+        successors = _successors_that_matter(lists, chosen, k, penalties, limit, superseded_by)
     else:
         successors = dict(superseded_by or {})
-    started = time.perf_counter()
     hits = fuse(lists, chosen, k=k, limit=limit, query_kind=kind, superseded_by=successors, penalties=penalties)
     timings["fusion"] = round((time.perf_counter() - started) * 1000, 3)
-    return SearchResults(text, kind, chosen, tuple(hits), per_strategy, unavailable, timings)
+    return FusedResults(text, kind, chosen, tuple(hits), per_strategy, unavailable, timings)
 
 
-def _with_seeds(request: SearchRequest, seeds: tuple[RankedList, ...]) -> SearchRequest:
-    fields = {f: getattr(request, f) for f in request.__dataclass_fields__}
-    fields["seeds"] = seeds
-    return SearchRequest(**fields)
+def _successors_that_matter(
+    lists: Sequence[RankedList],
+    weights: Mapping[str, float],
+    k: int,
+    penalties: Mapping[str, Sequence[Penalty]] | None,
+    limit: int,
+    lookup: SupersessionLookup,
+) -> dict[str, str]:
+    """Supersession for the notes that can reach the page, asked best first.
+
+    A supersession only lowers a score, so once the page is full of notes whose
+    demoted scores all beat the next note's undemoted one, nothing further down
+    can enter it and needs no lookup."""
+    ranked = fused_order(lists, weights, k=k, penalties=penalties)
+    found: dict[str, str] = {}
+    settled: list[float] = []  # scores after demotion of the notes looked at so far
+    batch = max(limit, 10)
+    for start in range(0, len(ranked), batch):
+        if len(settled) >= limit and sorted(settled, reverse=True)[limit - 1] > ranked[start][1]:
+            break
+        chunk = ranked[start : start + batch]
+        answer = lookup([note_id for note_id, _ in chunk]) or {}
+        for note_id, score in chunk:
+            successor = answer.get(note_id)
+            if successor:
+                found[note_id] = successor
+            settled.append(score * (SUPERSEDED_PENALTY if successor else 1.0))
+    return found
+
+
+# --- dense ------------------------------------------------------------------------
+
+
+class VectorSource(Protocol):
+    """Where dense vectors live: an in-memory index, or pgvector in the database."""
+
+    def nearest(self, request: SearchRequest, query: Any, k: int) -> list[tuple[str, float]]:
+        """Up to ``k`` (key, cosine) pairs, best first; fewer only when there are no more."""
+
+    def resolve(self, request: SearchRequest, keys: Sequence[str]) -> Mapping[str, Sequence[tuple[str, tuple[str, ...]]]]:
+        """For each key the chunks carrying it that the caller may see: (note id, block ids)."""
 
 
 class DenseStrategy:
-    """Dense retrieval over a :class:`VectorIndex` of chunk embeddings.
+    """Dense retrieval: embed the query, take the nearest vectors, keep what the
+    caller may see, one hit per note (its best chunk's anchors).
 
-    ``index_for(workspace_id)`` returns the workspace's index; ``chunk_info``
-    maps a chunk id to ``(note_id, block_ids)`` (the chunk table, or the
-    :class:`ChunkCatalog` below). Chunks are ranked by cosine, then collapsed to
-    one hit per note (its best chunk's anchors).
+    The caller's filter is applied to candidates as they come, widening the
+    nearest-neighbour window until ``depth`` notes are found or the vectors run
+    out, so a filter never silently shrinks the list below what exists.
     """
 
     name = DENSE
 
-    def __init__(
-        self,
-        provider: EmbeddingProvider,
-        index_for: Callable[[str | None], VectorIndex] | VectorIndex,
-        chunk_info: Callable[[str], tuple[str, tuple[str, ...]] | None],
-        *,
-        chunks_per_note: int = 3,
-    ):
+    def __init__(self, provider: EmbeddingProvider, source: VectorSource, *, chunks_per_note: int = 3):
         self.provider = provider
-        self._index_for = (lambda _workspace: index_for) if isinstance(index_for, VectorIndex) else index_for
-        self._chunk_info = chunk_info
+        self.source = source
         self.chunks_per_note = max(1, chunks_per_note)
 
     def search(self, request: SearchRequest) -> RankedList:
-        index = self._index_for(request.workspace_id)
-        if len(index) == 0 or not request.text.strip():
+        if not request.text.strip():
             return RankedList(self.name, ())
         query = self.provider.embed([request.text])[0]
-        allow = request.allow_note
-
-        def where(chunk_id: str) -> bool:
-            info = self._chunk_info(chunk_id)
-            return info is not None and (allow is None or allow(info[0]))
-
-        neighbours = index.knn(query, request.depth * self.chunks_per_note, where=where)
-        hits = []
-        for chunk_id, score in neighbours:
-            note_id, block_ids = self._chunk_info(chunk_id)  # type: ignore[misc]
-            hits.append(StrategyHit(note_id=note_id, score=score, block_ids=tuple(block_ids)))
-        return RankedList(self.name, tuple(collapse_by_note(hits)[: request.depth]))
+        window = request.depth * self.chunks_per_note
+        resolved: dict[str, Sequence[tuple[str, tuple[str, ...]]]] = {}
+        while True:
+            nearest = self.source.nearest(request, query, window)
+            fresh = [key for key, _ in nearest if key not in resolved]
+            if fresh:
+                answer = self.source.resolve(request, fresh)
+                resolved.update({key: answer.get(key, ()) for key in fresh})
+            hits = [
+                StrategyHit(note_id=note_id, score=score, block_ids=tuple(block_ids))
+                for key, score in nearest
+                for note_id, block_ids in resolved[key]
+            ]
+            notes = collapse_by_note(hits)
+            if len(notes) >= request.depth or len(nearest) < window:
+                return RankedList(self.name, tuple(notes[: request.depth]))
+            window *= 4
 
 
 class ChunkCatalog:
-    """Chunk id → (note id, block ids): an in-memory chunk table for DenseStrategy."""
+    """An in-memory vector source: chunk id → (note id, block ids) beside a
+    :class:`VectorIndex` keyed by chunk id. ``request.allow_note`` filters."""
 
-    def __init__(self) -> None:
+    def __init__(self, index: VectorIndex) -> None:
+        self.index = index
         self._info: dict[str, tuple[str, tuple[str, ...]]] = {}
         self._by_note: dict[str, set[str]] = {}
 
@@ -215,14 +260,23 @@ class ChunkCatalog:
         ids = sorted(self._by_note.pop(note_id, set()))
         for chunk_id in ids:
             self._info.pop(chunk_id, None)
+        self.index.remove(ids)
         return ids
 
-    def __call__(self, chunk_id: str) -> tuple[str, tuple[str, ...]] | None:
-        return self._info.get(chunk_id)
+    def nearest(self, request: SearchRequest, query: Any, k: int) -> list[tuple[str, float]]:
+        return self.index.knn(query, k)
+
+    def resolve(self, request: SearchRequest, keys: Sequence[str]) -> dict[str, list[tuple[str, tuple[str, ...]]]]:
+        allow = request.allow_note
+        return {
+            key: [info]
+            for key in keys
+            if (info := self._info.get(key)) is not None and (allow is None or allow(info[0]))
+        }
 
 
 def index_chunks(provider: EmbeddingProvider, index: VectorIndex, chunks: Sequence[Chunk], *, batch_size: int = 64) -> int:
-    """Embed chunks (prefix + text) into ``index``; the embedding worker's inner step."""
+    """Embed chunks (prefix + text) into ``index`` under their chunk ids."""
     done = 0
     for start in range(0, len(chunks), batch_size):
         batch = chunks[start : start + batch_size]

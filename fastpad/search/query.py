@@ -23,12 +23,21 @@ MAX_TERMS = 32
 MAX_PHRASES = 8
 
 # Dropped from the ORed terms when something else remains (they are kept inside
-# quoted phrases). Short on purpose: bm25's IDF already discounts common words;
-# these only cost time in an OR query and add noise.
+# quoted phrases). The Snowball English list — the one PostgreSQL's `english`
+# configuration drops — so both backends match on the same words (FTS5 drops
+# none itself): a query's "between" must not find a note on SQLite that it
+# cannot find on PostgreSQL. bm25's IDF already discounts common words; these
+# only cost time in an OR query and add noise.
 STOPWORDS = frozenset(
-    """a an and are as at be but by for from has have i if in into is it its of on or so
-    than that the their then there these they this to was were what when where which who
-    whom why will with you your how do does did can could should would""".split()
+    """
+    i me my myself we our ours ourselves you your yours yourself yourselves he him his himself she
+    her hers herself it its itself they them their theirs themselves what which who whom this that
+    these those am is are was were be been being have has had having do does did doing a an the and
+    but if or because as until while of at by for with about against between into through during
+    before after above below to from up down in out on off over under again further then once here
+    there when where why how all any both each few more most other some such no nor not only own
+    same so than too very s t can will just don should now
+    """.split()
 )
 
 INTERROGATIVES = frozenset(

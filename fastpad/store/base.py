@@ -22,12 +22,21 @@ from abc import ABC, abstractmethod
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from datetime import datetime, timedelta, timezone
+from functools import cached_property
 from pathlib import Path
 from typing import Any, ClassVar
 
 from fastpad.errors import NotFound, StaleFrontier
+from fastpad.store.feed import FeedLog
+from fastpad.store.feed_signal import feed_commits
+from fastpad.store.turns import TurnTables
+from fastpad.store.links import LinkStore
+from fastpad.store.search_index import SearchIndex
+from fastpad.store.typed import TypedTables
+from fastpad.store.captures import CaptureReceipts
 from fastpad.store.records import (
     UNCHANGED,
+    Actor,
     AgentRow,
     BlockRow,
     ChangeRow,
@@ -128,6 +137,36 @@ class WorkspaceTx:
     def _w(self) -> None:
         if not self.writable:
             raise RuntimeError("this transaction was opened with Store.read(); use Store.write()")
+
+    @cached_property
+    def feed(self) -> FeedLog:
+        """The change feed (fastpad/store/feed.py)."""
+        return FeedLog(self)
+
+    @cached_property
+    def turns(self) -> TurnTables:
+        """Proposals, their sources, the audit log and session reads (fastpad/store/turns.py)."""
+        return TurnTables(self)
+
+    @cached_property
+    def links(self) -> LinkStore:
+        """Links, note titles and supersession (fastpad/store/links.py)."""
+        return LinkStore(self)
+
+    @cached_property
+    def search_index(self) -> SearchIndex:
+        """Search chunks, vectors and strategy reads (fastpad/store/search_index.py)."""
+        return SearchIndex(self)
+
+    @cached_property
+    def typed(self) -> TypedTables:
+        """Types, the typed property index, structured query and collections (fastpad/store/typed.py)."""
+        return TypedTables(self)
+
+    @cached_property
+    def captures(self) -> CaptureReceipts:
+        """Capture idempotency receipts (fastpad/store/captures.py)."""
+        return CaptureReceipts(self)
 
     # ------------------------------------------------------------------ workspace, people, members
 
@@ -518,57 +557,65 @@ class WorkspaceTx:
                     w.actor.kind, w.actor.id, w.actor.token_id, w.actor.origin, at,
                 ),
             )
-        if w.blocks is not None:
-            self._project(w.note_id, w.blocks, previous_blocks, at)
-        feed = self._x(
-            "UPDATE workspaces SET feed_seq = feed_seq + 1 WHERE id = ? RETURNING feed_seq", (self.workspace_id,)
-        ).fetchone()
-        if feed is None:
-            raise NotFound(detail=f"workspace {self.workspace_id} not found")
-        self._x(
-            "INSERT INTO change_feed (workspace_id, seq, note_id, kind, at) VALUES (?, ?, ?, ?, ?)",
-            (self.workspace_id, int(feed[0]), w.note_id, w.kind, at),
-        )
-        return int(feed[0])
+        touched = [] if w.blocks is None else self._project(w.note_id, w.blocks, previous_blocks, at, w.actor)
+        return self.feed.append(w.kind, at=w.at, actor=w.actor, note_id=w.note_id, block_ids=touched)
 
-    def _project(self, note_id: str, blocks: list[BlockRow], previous: list[BlockRow] | None, at: Any) -> None:
+    def _project(
+        self, note_id: str, blocks: list[BlockRow], previous: list[BlockRow] | None, at: Any, author: Actor
+    ) -> list[str]:
         """Bring the block projection to ``blocks`` touching only rows that changed
-        (the lexical index follows every row change in the same statement)."""
+        (the lexical index follows every row change in the same statement).
+        A block whose content changed records ``author`` as its last writer; a
+        change of provenance alone (a review) keeps the writer. Returns the ids
+        of the blocks inserted, changed or deleted (a position shift is not a change)."""
         d, ws = self._d, self.workspace_id
         before = {b.block_id: b for b in (previous if previous is not None else self.blocks(note_id))}
         after_ids = {b.block_id for b in blocks}
         if len(after_ids) != len(blocks):
             raise ValueError("a block id appears twice in one note")
+        deleted = [block_id for block_id in before if block_id not in after_ids]
         self._many(
             "DELETE FROM blocks WHERE workspace_id = ? AND note_id = ? AND block_id = ?",
-            [(ws, note_id, block_id) for block_id in before if block_id not in after_ids],
+            [(ws, note_id, block_id) for block_id in deleted],
         )
-        inserts, updates, moves = [], [], []
+        inserts, updates, reviews, moves, touched = [], [], [], [], []
+        by = (author.kind, author.id, author.token_id, at)
         for position, b in enumerate(blocks):
             old = before.get(b.block_id)
             if old is None:
                 inserts.append((ws, note_id, b.block_id, position, b.type, b.text, d.js(b.attrs), b.origin,
-                                b.review_state, at))
-            elif (old.type, old.text, old.attrs, old.origin, old.review_state) != (
-                b.type, b.text, b.attrs, b.origin, b.review_state
-            ):
-                updates.append((position, b.type, b.text, d.js(b.attrs), b.origin, b.review_state, at, ws,
+                                b.review_state, at, *by))
+            elif (old.type, old.text, old.attrs) != (b.type, b.text, b.attrs):
+                updates.append((position, b.type, b.text, d.js(b.attrs), b.origin, b.review_state, at, *by, ws,
                                 note_id, b.block_id))
-            elif old.position != position:
-                moves.append((position, ws, note_id, b.block_id))
+            elif (old.origin, old.review_state) != (b.origin, b.review_state):
+                reviews.append((position, b.origin, b.review_state, at, ws, note_id, b.block_id))
+            else:
+                if old.position != position:
+                    moves.append((position, ws, note_id, b.block_id))
+                continue
+            touched.append(b.block_id)
         self._many(
             "INSERT INTO blocks (workspace_id, note_id, block_id, position, type, text, attrs, origin,"
-            " review_state, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            " review_state, updated_at, author_kind, author_id, author_token_id, written_at)"
+            " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
             inserts,
         )
         self._many(
             "UPDATE blocks SET position = ?, type = ?, text = ?, attrs = ?, origin = ?, review_state = ?,"
-            " updated_at = ? WHERE workspace_id = ? AND note_id = ? AND block_id = ?",
+            " updated_at = ?, author_kind = ?, author_id = ?, author_token_id = ?, written_at = ?"
+            " WHERE workspace_id = ? AND note_id = ? AND block_id = ?",
             updates,
+        )
+        self._many(
+            "UPDATE blocks SET position = ?, origin = ?, review_state = ?, updated_at = ?"
+            " WHERE workspace_id = ? AND note_id = ? AND block_id = ?",
+            reviews,
         )
         self._many(
             "UPDATE blocks SET position = ? WHERE workspace_id = ? AND note_id = ? AND block_id = ?", moves
         )
+        return touched + deleted
 
     # ------------------------------------------------------------------ idempotency
 
@@ -629,7 +676,10 @@ class Store(ABC):
     @contextmanager
     def write(self, workspace_id: str) -> Iterator[WorkspaceTx]:
         with self._transaction(write=True, settings={"app.workspace_id": _check_id(workspace_id)}) as conn:
-            yield self.tx_class(conn, self.dialect, workspace_id, writable=True)
+            tx = self.tx_class(conn, self.dialect, workspace_id, writable=True)
+            yield tx
+        if tx.feed.appended:  # committed: wake this process's feed readers
+            feed_commits.publish(workspace_id)
 
     # ------------------------------------------------------------------ before a workspace is known
 

@@ -105,20 +105,25 @@ def start_server(tmp: Path, backend: str, database_url: str | None = None) -> Se
     if database_url:
         args += ["--database-url", database_url]
     init = json.loads(run_fp(*args, env={"FASTPAD_OWNER_PASSWORD": password}).stdout)
+    base_url, process = serve(data_dir, tmp / "server.log")
+    return Server(backend, base_url, data_dir, init["workspace_id"], OWNER_EMAIL, password, process)
+
+
+def serve(data_dir: Path, log: Path) -> tuple[str, subprocess.Popen]:
+    """``fp serve`` on an initialised data directory, on a free port, once healthy: (base URL, process)."""
     port = free_port()
     base_url = f"http://127.0.0.1:{port}"
-    log = tmp / "server.log"
     process = subprocess.Popen(
         [FP, "serve", "--data-dir", str(data_dir), "--port", str(port), "--log-level", "warning",
          "--limits-json", json.dumps(TEST_LIMITS)],
-        stdout=log.open("w"), stderr=subprocess.STDOUT,
+        stdout=log.open("a"), stderr=subprocess.STDOUT,
     )
     try:
         wait_healthy(base_url, process, log)
     except BaseException:
         process.kill()
         raise
-    return Server(backend, base_url, data_dir, init["workspace_id"], OWNER_EMAIL, password, process)
+    return base_url, process
 
 
 def stop(process: subprocess.Popen) -> None:

@@ -16,3 +16,16 @@ def minilm() -> MiniLMProvider:
     provider = MiniLMProvider()
     provider.load()
     return provider
+
+
+@pytest.fixture
+def svc(store, fast_hasher):
+    """The project's services on this test's backend (tests/helpers_store.py)."""
+    from tests.helpers_store import make_services
+
+    return make_services(store, fast_hasher)
+
+
+@pytest.fixture
+def ws(svc):
+    return svc.workspace("Search")

@@ -16,7 +16,8 @@ NOTES = {
 
 
 def build(minilm):
-    index, catalog = VectorIndex(minilm.dimensions, provider=minilm.name), ChunkCatalog()
+    index = VectorIndex(minilm.dimensions, provider=minilm.name)
+    catalog = ChunkCatalog(index)
     for note_id, (meta, paragraphs) in NOTES.items():
         blocks = [Block(f"{note_id}-{i}", "paragraph", text) for i, text in enumerate(paragraphs)]
         chunks = chunk_note(note_id, meta, blocks, linked_entities=["Platform team"], updated_at="2026-11-01")
@@ -27,7 +28,7 @@ def build(minilm):
 
 def test_a_paraphrase_finds_the_note_through_dense_search(minilm):
     index, catalog = build(minilm)
-    dense = DenseStrategy(minilm, index, catalog)
+    dense = DenseStrategy(minilm, catalog)
     results = hybrid_search("how can I change our credentials without an outage?", {DENSE: dense})
     assert results.query_kind == "sentence"
     top = results.hits[0]
@@ -39,7 +40,7 @@ def test_a_paraphrase_finds_the_note_through_dense_search(minilm):
 
 def test_the_callers_scope_filters_before_ranking(minilm):
     index, catalog = build(minilm)
-    dense = DenseStrategy(minilm, index, catalog)
+    dense = DenseStrategy(minilm, catalog)
     results = hybrid_search("rotate API tokens", {DENSE: dense}, allow_note=lambda note_id: note_id != "keys")
     assert "keys" not in {h.note_id for h in results.hits}
     assert len(results.hits) == 2
@@ -54,11 +55,11 @@ def test_dense_and_lexical_fuse_and_removed_chunks_are_gone(minilm):
         def search(self, request):
             return RankedList(LEXICAL, (StrategyHit("hiring", -4.2, ("hiring-1",), ("interview",)),))
 
-    results = hybrid_search("interview loop for engineers", {LEXICAL: Lexical(), DENSE: DenseStrategy(minilm, index, catalog)})
+    results = hybrid_search("interview loop for engineers", {LEXICAL: Lexical(), DENSE: DenseStrategy(minilm, catalog)})
     top = results.hits[0]
     assert top.note_id == "hiring"
     assert {c.strategy for c in top.explanation.contributions} == {LEXICAL, DENSE}
     assert top.explanation.matched_terms == ("interview",)
-    index.remove(catalog.drop_note("hiring"))
-    again = hybrid_search("interview loop for engineers", {DENSE: DenseStrategy(minilm, index, catalog)})
+    catalog.drop_note("hiring")
+    again = hybrid_search("interview loop for engineers", {DENSE: DenseStrategy(minilm, catalog)})
     assert "hiring" not in {h.note_id for h in again.hits}

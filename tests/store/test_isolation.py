@@ -17,7 +17,12 @@ from tests.helpers_store import make_services
 
 WORKSPACE_TABLES = [
     "workspaces", "workspace_members", "agents", "tokens", "web_sessions", "notes", "note_updates", "blocks",
-    "links", "idempotency_keys", "change_feed",
+    "links", "note_titles", "supersessions", "idempotency_keys", "change_feed",
+    "memory_topics",
+    "chunks", "chunk_vectors",
+    "turns", "turn_sources", "source_retractions", "turn_events", "session_reads",
+    "type_defs", "note_type_tags", "property_values", "collections",
+    "capture_receipts",
 ]
 
 

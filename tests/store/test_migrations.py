@@ -10,6 +10,7 @@ import pytest
 from fastpad.notes import Block
 from fastpad.store import migrations
 from tests.helpers_store import make_services
+from tests.store.old_schema import old_note
 
 
 def test_both_backends_have_the_same_numbered_migrations() -> None:
@@ -40,16 +41,18 @@ def test_an_old_database_upgrades_in_place(make_store, fast_hasher) -> None:
     assert old.schema_version() == 1
     svc = make_services(old, fast_hasher)
     ws = svc.workspace()
-    note = svc.notes.create(ws.owner, title="Old", blocks=[Block(None, "paragraph", "written before the index existed")])
+    # Written with version 1's SQL: today's write path targets today's schema.
+    note_id, _ = old_note(old, ws.id, ws.owner_id, title="Old", texts=["written before the index existed"],
+                          at=svc.clock())
     old.close()
 
     upgraded = make_store(url=url)
     assert upgraded.schema_version() == len(migrations(upgraded.backend))
     svc = make_services(upgraded, fast_hasher)
-    assert svc.notes.get(ws.owner, note.id).blocks[0]["text"] == "written before the index existed"
+    assert svc.notes.get(ws.owner, note_id).blocks[0]["text"] == "written before the index existed"
     with upgraded.read(ws.id) as tx:
         hits = tx.lexical_search("index")
-    assert [h.note_id for h in hits] == [note.id]
+    assert [h.note_id for h in hits] == [note_id]
     # And the upgraded database keeps indexing new writes.
     second = svc.notes.create(ws.owner, blocks=[Block(None, "paragraph", "after the upgrade")])
     with upgraded.read(ws.id) as tx:

@@ -11,11 +11,18 @@ from __future__ import annotations
 
 import re
 
+from fastpad.knowledge.graph import GraphService
+from fastpad.notes import Block
 from fastpad.store import IdempotencyRecord
 from tests.helpers_store import edit_ops, make_services
 
 SCOPED = {"workspaces", "workspace_members", "agents", "tokens", "web_sessions", "notes", "note_updates", "blocks",
-          "links", "idempotency_keys", "change_feed"}
+          "links", "note_titles", "supersessions", "idempotency_keys", "change_feed",
+          "memory_topics",
+          "chunks", "chunk_vectors",
+          "turns", "turn_sources", "source_retractions", "turn_events", "session_reads",
+          "type_defs", "note_type_tags", "property_values", "collections",
+          "capture_receipts"}
 # Statements that run before a workspace is known, each filtered by something else exact.
 PRE_WORKSPACE = [
     re.compile(r"^SELECT workspace_id, subject_id FROM credential_index WHERE kind = .* AND hash = "),
@@ -60,6 +67,22 @@ def test_every_workspace_scoped_statement_carries_the_workspace_filter(sqlite_st
     session, _ = svc.people.create_session(principal)
     svc.people.session_principal(session, workspace_id=other.id)
     svc.people.end_session(session)
+    graph = GraphService(sqlite_store, clock=svc.clock)
+    linked = svc.notes.create(ws.owner, title="Linked", blocks=[Block(None, "paragraph", "[[Title]] [[Later]]")])
+    svc.notes.rename(ws.owner, note.id, "Renamed")
+    bot = svc.tokens.authenticate(svc.tokens.create(ws.id, scopes=["notes:write"])[0])
+    edge = graph.create_link(bot, source_note_id=linked.id, type="cites", target_title="Renamed")
+    graph.promote(ws.owner, edge.id)
+    graph.supersede(ws.owner, note.id, by=linked.id)
+    graph.successor_chain(ws.owner, note.id)
+    graph.neighbors(ws.owner, linked.id)
+    graph.links(ws.owner, linked.id)
+    graph.delete_link(ws.owner, edge.id)
+    exercise_feed_history_memory_and_purge(svc, ws, note)
+    exercise_search(svc, ws, note)
+    exercise_review(svc, ws)
+    exercise_types_query_and_collections(svc, ws)
+    exercise_capture_and_device_login(svc, ws)
     with sqlite_store.write(ws.id) as tx:
         tx.lexical_search("words")
         tx.changes()
@@ -88,3 +111,130 @@ def test_every_workspace_scoped_statement_carries_the_workspace_filter(sqlite_st
             # The trace shows the bound values: the filter names an actual workspace id.
             assert _FILTER.search(flat), f"no workspace filter: {flat}"
     assert checked > 40
+
+
+def exercise_feed_history_memory_and_purge(svc, ws, note) -> None:
+    """The change feed (whole workspace and a note set), block history, memory topics and the purge."""
+    import asyncio
+    from datetime import timedelta
+
+    from fastpad.knowledge.changes import ChangeFeedService
+    from fastpad.knowledge.history import HistoryService
+    from fastpad.knowledge.memory import MemoryService
+    from fastpad.knowledge.trash import TrashService
+
+    feed = ChangeFeedService(svc.store, recheck_s=0.01)
+    feed.changes(ws.owner)
+    scoped, _ = svc.tokens.create(ws.id, scopes=["notes:read"], note_ids=[note.id])
+    feed.changes(svc.tokens.authenticate(scoped), limit=1)
+    asyncio.run(feed.long_poll(ws.owner, feed.changes(ws.owner).next_cursor, wait_ms=20))
+    HistoryService(svc.store).block(ws.owner, note.id, note.blocks[0]["id"])
+    memory = MemoryService(svc.store, svc.notes)
+    memory.designate(ws.owner, note.id, name="Topic")
+    memory.index(ws.owner)
+    memory.topic(ws.owner, "topic")
+    memory.undesignate(ws.owner, note.id)
+    doomed = svc.notes.create(ws.owner, title="doomed")
+    svc.notes.trash(ws.owner, doomed.id)
+    assert TrashService(svc.store, retention=timedelta(0), clock=svc.clock).purge_expired(ws.id).purged == [doomed.id]
+
+
+def exercise_search(svc, ws, note) -> None:
+    """Chunks in the write path, the embedding worker (backfill, embed, sweep), and every strategy's reads."""
+    from fastpad.search.service import SearchService
+    from fastpad.search.vectors import StoredVectors
+    from fastpad.search.worker import EmbeddingWorker
+    from tests.search.helpers import WordHashProvider
+
+    vectors = StoredVectors(svc.store, WordHashProvider())
+    worker = EmbeddingWorker(svc.store, vectors)
+    service = SearchService(svc.store, vectors=vectors, clock=svc.clock)
+    assert worker.catch_up(ws.id, sweep=True) > 0
+    agent = svc.tokens.authenticate(svc.tokens.create(ws.id, scopes=["search:read"], note_ids=[note.id])[0])
+    service.search(ws.owner, "words Linked", include_archived=True)
+    service.search(agent, '"new words" renamed')
+    svc.notes.trash(ws.owner, note.id)
+    worker.catch_up(ws.id, sweep=True)
+
+
+def exercise_review(svc, ws) -> None:
+    """Proposals: sessions, handles, propose (auto-apply too), review, accept, reject, revert, activity."""
+    from fastpad.review.service import ReviewService
+
+    review = ReviewService(svc.store, b"r" * 32, svc.notes, clock=svc.clock)
+    source = svc.notes.create(ws.owner, title="Source", blocks=[Block(None, "paragraph", "Cited words.")])
+    target = svc.notes.create(ws.owner, title="Target", blocks=[Block(None, "paragraph", "Old."),
+                                                                Block(None, "paragraph", "Kept.")])
+    for auto_apply in (False, True):
+        agent = svc.tokens.authenticate(svc.tokens.create(ws.id, scopes=["notes:read", "notes:propose"],
+                                                          auto_apply=auto_apply)[0])
+        session = review.open_session(agent)
+        cited = review.fetch_with_handles(agent, session, source.id).blocks[0].id
+        fetched = review.fetch_with_handles(agent, session, target.id)
+        turn = review.propose(agent, session, target.id, [
+            {"op": "replace_block", "handle": fetched.blocks[0].handle, "text": "New.", "source_block_ids": [cited]},
+        ], fetched.frontier, "key")
+        review.list(agent)
+        review.review(ws.owner, turn.id)
+    review.mark_reviewed(ws.owner, turn.id)
+    review.revert(ws.owner, turn.id)
+    fetched = review.fetch_with_handles(agent, session, target.id)
+    turn = review.propose(agent, session, target.id, [{"op": "delete", "handle": fetched.blocks[1].handle}],
+                          fetched.frontier, "other")
+    review.revert(ws.owner, turn.id)
+    person_session = review.open_session(ws.owner)
+    fetched = review.fetch_with_handles(ws.owner, person_session, target.id)
+    turn = review.propose(ws.owner, person_session, target.id, [
+        {"op": "insert_after", "handle": None, "text": "Mine."}], fetched.frontier, "p")
+    review.accept(ws.owner, turn.id)
+    fetched = review.fetch_with_handles(ws.owner, person_session, target.id)
+    turn = review.propose(ws.owner, person_session, target.id, [
+        {"op": "insert_after", "handle": None, "text": "Again."}], fetched.frontier, "q")
+    review.reject(ws.owner, turn.id)
+    review.activity(ws.owner)
+    review.audit_log(ws.owner)
+    review.accepted_from(ws.owner, cited)
+    review.retract_source(ws.owner, cited)
+
+
+def exercise_types_query_and_collections(svc, ws) -> None:
+    """Type definitions, typed notes (one and bulk), both query strategies, collections."""
+    from fastpad.knowledge.property_index import load_schema
+    from fastpad.knowledge.query import parse_definition
+    from fastpad.store.typed_query import RowQuery
+    from tests.services.typed_helpers import Typed
+
+    typed = Typed.over(svc)
+    typed.types.define(ws.owner, name="Book", properties=[{"name": "pages", "kind": "number"}])
+    typed.types.update(ws.owner, "Book", properties=[{"name": "pages", "kind": "number"},
+                                                     {"name": "genre", "kind": "select", "options": ["sf"]}])
+    book = svc.notes.create(ws.owner, title="Dune").id
+    typed.notes.apply(ws.owner, book, add=["Book"], properties={"Book.pages": 412, "Book.genre": "sf"})
+    typed.notes.apply_many(ws.owner, [{"note_id": book, "properties": {"Book.pages": 413}}])
+    query = {"type": "Book", "filters": [{"property": "Book.genre", "op": "eq", "value": "sf"}],
+             "sort": [{"property": "Book.pages", "direction": "desc"}]}
+    with svc.store.read(ws.id) as tx:
+        parsed = parse_definition(query, load_schema(tx))
+        for strategy in ("walk", "candidates"):
+            tx.typed.query(RowQuery(parsed.type_names, parsed.filters, parsed.keys, ((413.0,), book)),
+                           strategy=strategy)
+    view = typed.collections.create(ws.owner, name="Books", query=query)
+    typed.collections.rows(ws.owner, view.row.id, limit=1)
+    typed.collections.update(ws.owner, view.row.id, name="All books")
+    typed.collections.list(ws.owner)
+    typed.collections.delete(ws.owner, view.row.id)
+
+
+def exercise_capture_and_device_login(svc, ws) -> None:
+    """A capture and its replay (receipts), and a device login from start to credential (tokens it mints)."""
+    from fastpad.knowledge.capture import CaptureService
+    from fastpad.security.device import DeviceLoginService
+
+    captures = CaptureService(svc.store, svc.notes, clock=svc.clock)
+    captures.capture(ws.owner, text="captured words", key="capture-1")
+    captures.capture(ws.owner, text="captured words", key="capture-1")
+    logins = DeviceLoginService(svc.store, svc.tokens, clock=svc.clock)
+    started = logins.start(client_name="trace")
+    logins.pending(started.user_code)
+    logins.decide(ws.owner, started.user_code, approve=True)
+    logins.poll(started.device_code)

@@ -1,1 +1,1 @@
-"""One module per operator command."""
+"""One module per command, or per small family of commands (``turns``, ``mirror``, ``capture``)."""

@@ -12,6 +12,7 @@ import click
 from fastpad.cli.commands.common import data_dir_option
 from fastpad.cli.commands.serve import base_url_for, run_server
 from fastpad.cli.demo_content import NOTES
+from fastpad.cli.options import FpCommand, settings
 from fastpad.cli.output import Output
 
 if TYPE_CHECKING:
@@ -21,7 +22,7 @@ OWNER_EMAIL = "owner@localhost"
 AGENT_SCOPES = ["notes:read", "notes:propose", "search:read", "graph:read"]
 
 
-@click.command()
+@click.command(cls=FpCommand)
 @data_dir_option
 @click.option("--host", default="127.0.0.1", show_default=True)
 @click.option("--port", default=8765, show_default=True, type=click.IntRange(1, 65535))
@@ -30,8 +31,14 @@ def demo(data_dir: Path, host: str, port: int, base_url: str | None) -> None:
     """Initialise DATA_DIR if needed, seed a demo workspace, mint an agent token, then serve."""
     from fastpad.deployment import init_deployment, open_deployment
 
-    out = Output(False)
+    out = Output()
     base = (base_url or base_url_for(host, port)).rstrip("/")
+    if settings.dry_run:
+        plan = {"data_dir": str(data_dir.resolve()), "initialise": not (data_dir / "fastpad.json").exists(),
+                "base_url": base, "agent_scopes": AGENT_SCOPES}
+        out.result(plan, lambda p: out.text(
+            f"Would {'initialise, ' if p['initialise'] else ''}seed and serve {p['data_dir']} at {p['base_url']}"))
+        return
     password = None
     if not (data_dir / "fastpad.json").exists():
         password = init_deployment(data_dir, owner_email=OWNER_EMAIL).owner_password
@@ -56,25 +63,31 @@ def demo(data_dir: Path, host: str, port: int, base_url: str | None) -> None:
             "fastpad": {"command": "fp", "args": ["mcp"], "env": {"FASTPAD_URL": base, "FASTPAD_TOKEN": token}},
         }
     }
-    out.say("")
-    out.say(f"[bold]Fastpad[/bold] is starting at [link={base}]{base}[/link]")
-    out.say(f"  data        {data_dir.resolve()}")
-    out.say(f"  workspace   {workspace_id}" + (f"  ({seeded} demo notes seeded)" if seeded else ""))
-    if password:
-        out.say(f"  sign in     {owner_email} / {password}   (generated; shown once)")
-    out.say("")
-    out.say(f"[bold]Agent token[/bold] (scopes {', '.join(AGENT_SCOPES)}; expires in 30 days):")
-    out.say(f"FASTPAD_TOKEN={token}")
-    out.say("")
-    out.say("Try it:")
-    out.say(f"  curl -H 'Authorization: Bearer {token}' {base}/v1/notes")
-    out.say("")
-    out.say("[bold]MCP client config[/bold] (HTTP):")
-    click.echo(json.dumps(mcp_config, indent=2))
-    out.say("[bold]MCP client config[/bold] (stdio):")
-    click.echo(json.dumps(stdio_config, indent=2))
-    out.say("")
-    out.say("Press Ctrl+C to stop.")
+    payload = {
+        "base_url": base, "data_dir": str(data_dir.resolve()), "workspace_id": workspace_id,
+        "seeded_notes": seeded, "owner_email": owner_email, "owner_password": password,
+        "agent_token": token, "agent_scopes": AGENT_SCOPES, "mcp_config": mcp_config, "mcp_stdio_config": stdio_config,
+    }
+    out.result(payload, lambda _: out.text("\n".join([
+        "",
+        f"Fastpad is starting at {base}",
+        f"  data        {data_dir.resolve()}",
+        f"  workspace   {workspace_id}" + (f"  ({seeded} demo notes seeded)" if seeded else ""),
+        *([f"  sign in     {owner_email} / {password}   (generated; shown once)"] if password else []),
+        "",
+        f"Agent token (scopes {', '.join(AGENT_SCOPES)}; expires in 30 days):",
+        f"FASTPAD_TOKEN={token}",
+        "",
+        "Try it:",
+        f"  curl -H 'Authorization: Bearer {token}' {base}/v1/notes",
+        "",
+        "MCP client config (HTTP):",
+        json.dumps(mcp_config, indent=2),
+        "MCP client config (stdio):",
+        json.dumps(stdio_config, indent=2),
+        "",
+        "Press Ctrl+C to stop.",
+    ])))
     run_server(data_dir, host=host, port=port, base_url=base, log_level="warning")
 
 

@@ -8,6 +8,8 @@ from pathlib import Path
 import click
 
 from fastpad.cli.commands.common import data_dir_option
+from fastpad.cli.options import FpCommand, settings
+from fastpad.cli.output import Output
 
 LIMITS_ENV = "FASTPAD_LIMITS_JSON"
 
@@ -19,7 +21,7 @@ def base_url_for(host: str, port: int) -> str:
     return f"http://{shown}:{port}"
 
 
-@click.command()
+@click.command(cls=FpCommand)
 @data_dir_option
 @click.option("--host", default="127.0.0.1", show_default=True, help="Interface to bind.")
 @click.option("--port", default=8765, show_default=True, type=click.IntRange(0, 65535))
@@ -31,6 +33,15 @@ def base_url_for(host: str, port: int) -> str:
               help="Tests only: JSON object overriding fastpad.api.Limits fields.")
 def serve(data_dir: Path, host: str, port: int, base_url: str | None, log_level: str, limits_json: str | None) -> None:
     """Serve the deployment in DATA_DIR."""
+    if settings.dry_run:
+        from fastpad.deployment import CONFIG_NAME
+
+        plan = {"data_dir": str(data_dir.resolve()), "configured": (data_dir / CONFIG_NAME).exists(),
+                "bind": f"{host}:{port}", "base_url": base_url or base_url_for(host, port)}
+        out = Output()
+        out.result(plan, lambda p: out.text(f"Would serve {p['data_dir']} on {p['bind']} as {p['base_url']}"
+                                            + ("" if p["configured"] else " (no deployment there yet: fp init)")))
+        return
     run_server(data_dir, host=host, port=port, base_url=base_url, log_level=log_level, limits_json=limits_json)
 
 

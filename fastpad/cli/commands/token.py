@@ -15,16 +15,16 @@ import click
 
 from fastpad.cli.commands.common import data_dir_option
 from fastpad.cli.durations import Duration
-from fastpad.cli.output import Output, json_option
+from fastpad.cli.options import FpGroup, settings
+from fastpad.cli.output import Output
 from fastpad.errors import FieldError, ValidationFailed
-from fastpad.notes.ids import is_ulid
 
 
 def _csv(value: str | None) -> list[str]:
     return [item.strip() for item in (value or "").split(",") if item.strip()]
 
 
-@click.group()
+@click.group(cls=FpGroup)
 def token() -> None:
     """Mint, list and revoke API tokens."""
 
@@ -39,7 +39,6 @@ def token() -> None:
 @click.option("--label", default="", help="A name to recognise the token by in `fp token list`.")
 @click.option("--rate-limit", type=click.IntRange(1, 100_000), default=None, metavar="N",
               help="Requests per minute (default 120 for an agent; a person's tokens share 1,200).")
-@json_option
 def create(
     data_dir: Path,
     scopes: str,
@@ -49,12 +48,13 @@ def create(
     person_email: str | None,
     label: str,
     rate_limit: int | None,
-    as_json: bool,
 ) -> None:
     """Mint a token and print it (shown once)."""
     from fastpad.deployment import open_deployment
+    from fastpad.notes.ids import is_ulid
+    from fastpad.security.scopes import ordered, parse_scopes
 
-    out = Output(as_json)
+    out = Output()
     notes = _csv(note_ids) if note_ids is not None else None
     bad = [n for n in notes or [] if not is_ulid(n)]
     if bad:
@@ -62,6 +62,12 @@ def create(
             detail="--notes takes note ULIDs",
             field_errors=[FieldError("--notes", "ulid", f"{n!r} is not a ULID") for n in bad],
         )
+    if settings.dry_run:
+        plan = {"scopes": ordered(parse_scopes(_csv(scopes))), "note_ids": notes, "expires_in_s": int(expires.total_seconds()),
+                "auto_apply": auto_apply, "person_email": person_email, "label": label, "minted": False}
+        out.result(plan, lambda p: out.text(f"Would mint a {'person' if person_email else 'agent'} token with "
+                                            f"{', '.join(p['scopes'])}"))
+        return
     deployment = open_deployment(data_dir)
     try:
         kwargs: dict[str, Any] = dict(
@@ -74,62 +80,60 @@ def create(
     finally:
         deployment.close()
     payload = {"token": plaintext, **token_info(info)}
-    if as_json:
-        out.data(payload)
-    else:  # the token alone on stdout, so TOKEN=$(fp token create …) works; the rest on stderr
-        click.echo(plaintext)
-        out.err.print(f"id {payload['id']} · scopes {', '.join(payload['scopes'])} · expires {payload['expires_at']}")
-        out.err.print("This token is shown once. Store it now.")
+
+    def show(_: Any) -> None:  # the token alone on stdout, so TOKEN=$(fp token create …) works; the rest on stderr
+        out.text(plaintext)
+        out.note(f"id {payload['id']} · scopes {', '.join(payload['scopes'])} · expires {payload['expires_at']}")
+        out.note("This token is shown once. Store it now.")
+
+    out.result(payload, show)
 
 
 @token.command("list")
 @data_dir_option
-@json_option
-def list_tokens(data_dir: Path, as_json: bool) -> None:
+def list_tokens(data_dir: Path) -> None:
     """List tokens (never their secrets)."""
     from fastpad.deployment import open_deployment
 
-    out = Output(as_json)
+    out = Output()
     deployment = open_deployment(data_dir)
     try:
         infos = [token_info(i) for i in deployment.tokens.list(deployment.workspace_id)]
     finally:
         deployment.close()
-    if as_json:
-        out.data(infos)
-        return
-    out.table(
+    out.result(infos, lambda _: out.table(
         ["id", "label", "kind", "prefix", "scopes", "expires", "last used", "revoked"],
         ([i["id"], i["label"], i["kind"], i["prefix"], ",".join(i["scopes"]), i["expires_at"],
           i["last_used_at"] or "never", i["revoked_at"] or ""] for i in infos),
         title="Tokens",
-    )
+    ))
 
 
 @token.command("revoke")
 @data_dir_option
 @click.argument("token_id")
-@json_option
-def revoke(data_dir: Path, token_id: str, as_json: bool) -> None:
+def revoke(data_dir: Path, token_id: str) -> None:
     """Revoke TOKEN_ID and every token delegated from it."""
     from fastpad.deployment import open_deployment
+    from fastpad.notes.ids import is_ulid
 
-    out = Output(as_json)
+    out = Output()
     if not is_ulid(token_id):
         raise ValidationFailed(detail="TOKEN_ID is a ULID (see `fp token list`)",
                                field_errors=[FieldError("TOKEN_ID", "ulid", "must be a ULID")])
     deployment = open_deployment(data_dir)
     try:
+        if settings.dry_run:
+            info = token_info(deployment.tokens.get(deployment.workspace_id, token_id))
+            out.result({"would_revoke": token_id, "token": info},
+                       lambda _: out.text(f"Would revoke {token_id} ({info['label'] or 'no label'}) and its delegates"))
+            return
         result = deployment.tokens.revoke(deployment.workspace_id, token_id)
     finally:
         deployment.close()
     revoked = sorted(result)
-    if as_json:
-        out.data({"revoked": revoked})
-    elif revoked:
-        out.say(f"Revoked {', '.join(revoked)}")
-    else:
-        out.say(f"{token_id} was already revoked")
+    out.result({"revoked": revoked}, lambda _: out.text(
+        f"Revoked {', '.join(revoked)}" if revoked else f"{token_id} was already revoked"))
 
 
 def token_info(info: Any) -> dict[str, Any]:

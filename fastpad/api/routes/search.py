@@ -1,0 +1,106 @@
+"""``/v1/search``: hybrid search with an explanation on every hit. Parse, call
+SearchService, render. ``POST`` takes a JSON body; ``GET`` the same as query
+parameters. A read: no idempotency key, nothing is written."""
+
+from __future__ import annotations
+
+from typing import Annotated, Any
+
+from fastapi import APIRouter, Query, Request
+from pydantic import BaseModel, ConfigDict, Field
+from starlette.responses import Response
+
+from fastpad.api.openapi import problems
+from fastpad.api.routes.notes import Authenticated, ShapeChecked, _json
+from fastpad.search.service import MAX_LIMIT, MAX_QUERY_CHARS
+
+router = APIRouter(prefix="/v1/search", tags=["search"])
+
+_FLOOR = "trust floor: human, reviewed or all (default: human for an agent, all for a person)"
+_STRATEGIES = "run only these of lexical, dense, graph, recency (default: all four)"
+_PROBLEMS = problems(_422="validation-failed: q missing or too long, limit out of range, unknown floor or strategy")
+
+
+class SearchIn(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    q: str = Field(min_length=1, max_length=MAX_QUERY_CHARS, description="what to look for; quote a phrase to require it")
+    limit: int = Field(default=10, ge=1, le=MAX_LIMIT)
+    floor: str | None = Field(default=None, description=_FLOOR)
+    includeArchived: bool = False
+    strategies: list[str] | None = Field(default=None, max_length=4, description=_STRATEGIES)
+
+
+class ContributionOut(BaseModel):
+    strategy: str
+    rank: int = Field(description="the note's position in that strategy's own list (1 = first)")
+    score: float = Field(description="that strategy's raw score (bm25, ts_rank_cd, cosine, graph or recency weight)")
+    weight: float
+    rrf: float = Field(description="weight / (60 + rank): this strategy's share of the hit's score")
+
+
+class PenaltyOut(BaseModel):
+    reason: str
+    factor: float
+
+
+class ExplanationOut(BaseModel):
+    query_kind: str
+    contributions: list[ContributionOut]
+    matched_terms: list[str]
+    graph_path: list[str] = Field(description="seed note, edge (type:direction), note reached; empty if not by graph")
+    penalties: list[PenaltyOut]
+    superseded_by: str | None
+
+
+class SearchHitOut(BaseModel):
+    rank: int
+    note_id: str
+    title: str
+    types: list[str]
+    path: list[str] = Field(description="the heading path of the first anchor")
+    score: float = Field(description="fused reciprocal-rank score: orders the hits; never compare it to a threshold")
+    anchors: list[str] = Field(description="block ids the hit points at, best first")
+    snippet: str = Field(description="a short window of the anchored text, never the whole note")
+    archived: bool
+    updated_at: str
+    superseded_by: str | None = Field(description="the note that replaced this one; follow it")
+    explanation: ExplanationOut
+
+
+class SearchOut(BaseModel):
+    query: str
+    query_kind: str = Field(description="phrase, sentence, name or keywords: how the strategies were weighted")
+    floor: str
+    weights: dict[str, float]
+    hits: list[SearchHitOut]
+    unavailable: dict[str, str] = Field(description="strategies that did not take part, and why (e.g. dense off)")
+    timings_ms: dict[str, float]
+
+
+def _search(request: Request, caller: Any, q: str, **options: Any) -> Response:
+    # A credential naming a workspace it is not in acts there with an empty note set: no hits.
+    results = request.app.state.deployment.search.search(caller.principal, q, **options)
+    return _json(results.as_dict())
+
+
+@router.post("", response_model=SearchOut, summary="Search notes: four strategies fused by rank, each hit explained",
+             responses=_PROBLEMS)
+def search_post(request: Request, caller: Authenticated, body: SearchIn, _shape: None = ShapeChecked) -> Response:
+    return _search(request, caller, body.q, limit=body.limit, floor=body.floor,
+                   include_archived=body.includeArchived, strategies=body.strategies)
+
+
+@router.get("", response_model=SearchOut, summary="Search notes (the POST body as query parameters)",
+            responses=_PROBLEMS)
+def search_get(
+    request: Request,
+    caller: Authenticated,
+    q: Annotated[str, Query(min_length=1, max_length=MAX_QUERY_CHARS)],
+    limit: Annotated[int, Query(ge=1, le=MAX_LIMIT)] = 10,
+    floor: Annotated[str | None, Query(description=_FLOOR)] = None,
+    include_archived: bool = False,
+    strategies: Annotated[str | None, Query(description=_STRATEGIES + ", comma-separated")] = None,
+) -> Response:
+    return _search(request, caller, q, limit=limit, floor=floor, include_archived=include_archived,
+                   strategies=strategies)

@@ -1,0 +1,285 @@
+"""SearchService: four strategies fused by rank, every hit explained, for a principal.
+
+``search`` needs ``search:read``. It resolves what the caller may be shown —
+its note set, archived notes only when asked, its trust floor
+(``knowledge.trust``: agents default to ``human``, people to ``all``) — into
+one ``SearchFilter`` that every strategy applies inside its own query, runs
+lexical, dense, graph and recency in one read transaction
+(``hybrid.hybrid_search``), demotes a superseded note and names its successor,
+and renders each hit: ids, title, heading path, rank-based score, block
+anchors, a short snippet (never a body) and the explanation.
+
+Without an embedding provider, or when it fails, dense is left out and the
+response says so in ``unavailable``; search itself never fails for want of it.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, field, replace
+from datetime import datetime
+from typing import Any
+
+from fastpad.errors import FieldError, ValidationFailed
+from fastpad.knowledge.trust import TrustFloor, admits, floor_for
+from fastpad.search.fusion import DENSE, GRAPH, LEXICAL, RECENCY, STRATEGIES, FusedHit
+from fastpad.search.hybrid import NO_PROVIDER, DenseStrategy, FusedResults, Strategy, hybrid_search
+from fastpad.search.query import ParsedQuery, matched_terms, parse_query
+from fastpad.search.strategies import GraphStrategy, LexicalStrategy, RecencyStrategy
+from fastpad.search.vectors import StoredVectors
+from fastpad.security.principals import Principal
+from fastpad.security.scopes import SEARCH_READ
+from fastpad.store import Store, WorkspaceTx, utcnow
+from fastpad.store.search_index import ChunkRow, SearchFilter, known_provenance
+
+MAX_QUERY_CHARS = 1000
+MAX_LIMIT = 100
+DEPTH = 100  # each strategy's list; fusion reads this deep
+MAX_ANCHORS = 8
+SNIPPET_CHARS = 200
+
+
+@dataclass(frozen=True)
+class SearchHit:
+    rank: int
+    note_id: str
+    title: str
+    types: tuple[str, ...]
+    path: tuple[str, ...]  # the heading path of the first anchor
+    score: float  # the fused reciprocal-rank score: an ordering key, never a threshold
+    anchors: tuple[str, ...]  # block ids, best first
+    snippet: str
+    archived: bool
+    updated_at: datetime
+    explanation: dict[str, Any]
+
+    @property
+    def superseded_by(self) -> str | None:
+        return self.explanation.get("superseded_by")
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "rank": self.rank, "note_id": self.note_id, "title": self.title, "types": list(self.types),
+            "path": list(self.path), "score": self.score, "anchors": list(self.anchors), "snippet": self.snippet,
+            "archived": self.archived, "updated_at": self.updated_at.isoformat(),
+            "superseded_by": self.superseded_by, "explanation": self.explanation,
+        }
+
+
+@dataclass(frozen=True)
+class SearchResults:
+    query: str
+    query_kind: str
+    floor: str
+    weights: dict[str, float]
+    hits: tuple[SearchHit, ...]
+    unavailable: dict[str, str]  # strategy -> why it did not take part
+    timings_ms: dict[str, float]
+    ranked: dict[str, list[str]] = field(default_factory=dict)  # each strategy's own note order (benchmarks)
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "query": self.query, "query_kind": self.query_kind, "floor": self.floor, "weights": self.weights,
+            "hits": [hit.as_dict() for hit in self.hits], "unavailable": self.unavailable,
+            "timings_ms": self.timings_ms,
+        }
+
+
+class SearchService:
+    def __init__(
+        self,
+        store: Store,
+        *,
+        vectors: StoredVectors | None = None,
+        dense_off_reason: str = NO_PROVIDER,
+        clock: Callable[[], datetime] = utcnow,
+        on_search: Callable[[str], None] | None = None,
+    ) -> None:
+        """``vectors`` None: no embedding provider (``dense_off_reason`` says why).
+        ``on_search(workspace_id)`` tells the embedding worker which workspaces are in use."""
+        self.store = store
+        self.vectors = vectors
+        self.dense_off_reason = dense_off_reason
+        self.clock = clock
+        self.on_search = on_search
+        self._strategies: dict[str, Strategy | None] = {
+            LEXICAL: LexicalStrategy(),
+            DENSE: None if vectors is None else DenseStrategy(vectors.provider, vectors),
+            GRAPH: GraphStrategy(),
+            RECENCY: RecencyStrategy(),
+        }
+
+    def search(
+        self,
+        principal: Principal,
+        text: str,
+        *,
+        limit: int = 10,
+        floor: str | TrustFloor | None = None,
+        include_archived: bool = False,
+        strategies: Iterable[str] | None = None,
+    ) -> SearchResults:
+        principal.require(SEARCH_READ)
+        text = _check_query(text)
+        _check_limit(limit)
+        names = _check_strategies(strategies)
+        at = floor_for(principal, floor)
+        flt = SearchFilter(
+            note_ids=principal.note_ids,
+            include_archived=bool(include_archived),
+            allowed_provenance=None if at is TrustFloor.ALL else frozenset(
+                pair for pair in known_provenance() if admits(at, *pair)
+            ),
+        )
+        if self.on_search is not None:
+            self.on_search(principal.workspace_id)
+        chosen = {name: self._strategies[name] for name in names}
+        with self.store.read(principal.workspace_id) as tx:
+            fused = hybrid_search(
+                text, chosen, limit=limit, depth=DEPTH,
+                superseded_by=lambda ids: _successors(tx, principal, ids),
+                reasons={DENSE: self.dense_off_reason},
+                workspace_id=principal.workspace_id, caller_id=principal.principal_id,
+                include_archived=flt.include_archived, allow_note=principal.can_see,
+                context={"tx": tx, "filter": flt, "principal": principal, "now": self.clock()},
+            )
+            hits = _render(tx, fused, flt, parse_query(text))
+        return SearchResults(
+            query=text, query_kind=fused.query_kind, floor=at.value, weights=fused.weights, hits=tuple(hits),
+            unavailable={k: v for k, v in fused.unavailable.items() if k in names},
+            timings_ms=fused.timings_ms,
+            ranked={name: [h.note_id for h in found] for name, found in fused.strategies.items()},
+        )
+
+
+# ---------------------------------------------------------------------- input
+
+
+def _check_query(text: Any) -> str:
+    if not isinstance(text, str) or not text.strip():
+        raise ValidationFailed(detail="a search needs query text",
+                               field_errors=[FieldError("q", "required", "some words to search for")])
+    if len(text) > MAX_QUERY_CHARS:
+        raise ValidationFailed(detail=f"a query is at most {MAX_QUERY_CHARS} characters",
+                               field_errors=[FieldError("q", "max_length", f"at most {MAX_QUERY_CHARS} characters")])
+    return text.strip()
+
+
+def _check_limit(limit: Any) -> None:
+    if isinstance(limit, bool) or not isinstance(limit, int) or not 1 <= limit <= MAX_LIMIT:
+        raise ValidationFailed(detail=f"limit is between 1 and {MAX_LIMIT}",
+                               field_errors=[FieldError("limit", "range", f"between 1 and {MAX_LIMIT}")])
+
+
+def _check_strategies(strategies: Iterable[str] | None) -> list[str]:
+    if strategies is None:
+        return list(STRATEGIES)
+    if isinstance(strategies, str):
+        strategies = [s.strip() for s in strategies.split(",") if s.strip()]
+    given = list(strategies)
+    unknown = [s for s in given if s not in STRATEGIES]
+    if unknown or not given:
+        raise ValidationFailed(
+            detail=f"strategies are some of {', '.join(STRATEGIES)}",
+            field_errors=[FieldError("strategies", "unknown_strategy" if unknown else "required",
+                                     f"name some of {', '.join(STRATEGIES)}")],
+        )
+    return [s for s in STRATEGIES if s in given]
+
+
+# ---------------------------------------------------------------------- supersession
+
+
+def _successors(tx: WorkspaceTx, principal: Principal, note_ids: Sequence[str]) -> dict[str, str]:
+    """Which of these notes a visible, live note supersedes (the knowledge model's lookup)."""
+    found = {}
+    for note_id in note_ids:
+        supersession = tx.links.supersession(note_id)
+        if supersession is not None and principal.can_see(supersession[0]):
+            found[note_id] = supersession[0]
+    live = tx.search_index.visible_notes(found.values(), SearchFilter(note_ids=principal.note_ids,
+                                                                      include_archived=True))
+    return {note_id: successor for note_id, successor in found.items() if successor in live}
+
+
+# ---------------------------------------------------------------------- rendering
+
+
+def _render(tx: WorkspaceTx, fused: FusedResults, flt: SearchFilter, parsed: ParsedQuery) -> list[SearchHit]:
+    note_ids = [hit.note_id for hit in fused.hits]
+    notes = tx.search_index.hit_notes(note_ids)
+    chunks = tx.search_index.chunks_of(note_ids)
+    lexical_anchors = {hit.note_id: hit.block_ids for hit in fused.strategies.get(LEXICAL, [])}
+    denied = flt.denied_mask
+    anchors_of: dict[str, tuple[str, ...]] = {}
+    for hit in fused.hits:
+        anchors = hit.block_ids[:MAX_ANCHORS]
+        if not anchors:  # found by graph or recency alone: point at the first text the caller may read
+            first = next((c for c in chunks.get(hit.note_id, []) if not c.provenance_mask & denied), None)
+            anchors = first.block_ids[:MAX_ANCHORS] if first else ()
+        anchors_of[hit.note_id] = anchors
+    wanted = {b for anchors in anchors_of.values() for b in anchors}
+    wanted |= {b for note_id in anchors_of for b in lexical_anchors.get(note_id, ())}
+    texts = tx.search_index.block_texts(anchors_of, wanted, flt)
+    out = []
+    for hit in fused.hits:
+        note = notes.get(hit.note_id)
+        if note is None:
+            continue
+        anchors = anchors_of[hit.note_id]
+        terms: tuple[str, ...] = ()
+        if hit.note_id in lexical_anchors:
+            terms = matched_terms(parsed, "\n".join(texts.get(b, "") for b in lexical_anchors[hit.note_id]))
+        out.append(SearchHit(
+            rank=len(out) + 1, note_id=hit.note_id, title=note.title, types=note.types,
+            path=_path(chunks.get(hit.note_id, []), anchors), score=round(hit.score, 6), anchors=anchors,
+            snippet=snippet([texts[b] for b in anchors if b in texts], terms or parsed.terms),
+            archived=note.archived, updated_at=note.updated_at, explanation=_explain(hit, terms),
+        ))
+    return out
+
+
+def _explain(hit: FusedHit, terms: tuple[str, ...]) -> dict[str, Any]:
+    explanation = replace(hit.explanation, matched_terms=terms).to_dict()
+    explanation["graph_path"] = list(explanation["graph_path"])
+    explanation["matched_terms"] = list(explanation["matched_terms"])
+    explanation["contributions"] = [
+        {**c, "score": round(c["score"], 6), "rrf": round(c["rrf"], 6)} for c in explanation["contributions"]
+    ]
+    explanation["penalties"] = list(explanation["penalties"])
+    return explanation
+
+
+def _path(chunks: Sequence[ChunkRow], anchors: Sequence[str]) -> tuple[str, ...]:
+    if not anchors:
+        return ()
+    return next((c.heading_path for c in chunks if anchors[0] in c.block_ids), ())
+
+
+_SPACE = re.compile(r"\s+")
+
+
+def snippet(texts: Sequence[str], terms: Sequence[str], *, width: int = SNIPPET_CHARS) -> str:
+    """A short window of the anchored text around the first matched term (or its
+    start), cut at word boundaries and marked with ``…`` where it was cut."""
+    joined = [_SPACE.sub(" ", t).strip() for t in texts if t and t.strip()]
+    if not joined:
+        return ""
+    text, at = joined[0], 0
+    lowered = [t.casefold() for t in joined]
+    for term in terms:
+        needle = term.casefold()
+        found = next(((i, lowered[i].find(needle)) for i in range(len(joined)) if needle in lowered[i]), None)
+        if found:
+            text, at = joined[found[0]], found[1]
+            break
+    if len(text) <= width:
+        return text
+    start = max(0, min(at - width // 3, len(text) - width))
+    if start:
+        start = text.find(" ", start) + 1 or start
+    end = start + width
+    if end < len(text):
+        end = text.rfind(" ", start, end) if text.rfind(" ", start, end) > start else end
+    return ("…" if start else "") + text[start:end].strip() + ("…" if end < len(text) else "")

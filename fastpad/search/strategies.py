@@ -1,0 +1,146 @@
+"""The store-backed strategies: lexical, graph and recency (dense is
+``hybrid.DenseStrategy`` over ``vectors.StoredVectors``).
+
+Each reads through the transaction the search runs in and applies the
+caller's filter inside its query, before anything is ranked. What they take
+from ``SearchRequest.context``:
+
+``tx``         the read transaction (``WorkspaceTx``) of the caller's workspace
+``filter``     a ``SearchFilter``: note set, archive, trust floor
+``principal``  the caller (graph asks the trust module which edges it may walk)
+``now``        the clock reading recency is measured from
+"""
+
+from __future__ import annotations
+
+from datetime import datetime, timedelta
+
+from fastpad.knowledge.trust import ASSERTED, INFERRED, edge_walkable
+from fastpad.search.fusion import GRAPH, LEXICAL, RECENCY, RankedList, StrategyHit, collapse_by_note
+from fastpad.search.hybrid import SearchRequest
+from fastpad.search.query import lexical_query_terms, postgres_tsquery
+from fastpad.store import WorkspaceTx
+from fastpad.store.search_index import SearchFilter
+
+
+class LexicalStrategy:
+    """Full text over blocks: FTS5 bm25 on SQLite, ``ts_rank_cd`` on PostgreSQL.
+
+    The query is one OR of the user's terms with quoted phrases required
+    (``query.py``); blocks are ranked, then each note keeps its best block's
+    rank with up to ``blocks_per_note`` matching blocks as anchors."""
+
+    name = LEXICAL
+
+    def __init__(self, *, blocks_per_note: int = 2) -> None:
+        self.blocks_per_note = blocks_per_note
+
+    def search(self, request: SearchRequest) -> RankedList:
+        tx: WorkspaceTx = request.context["tx"]
+        if tx.search_index.backend == "postgres":
+            match = postgres_tsquery(request.parsed)
+        else:
+            match = "" if request.parsed.is_empty else lexical_query_terms(request.parsed)
+        blocks = tx.search_index.lexical_blocks(match, request.context["filter"],
+                                                limit=request.depth * self.blocks_per_note)
+        per_note: dict[str, int] = {}
+        hits = []
+        for block in blocks:
+            if per_note.get(block.note_id, 0) < self.blocks_per_note:
+                per_note[block.note_id] = per_note.get(block.note_id, 0) + 1
+                hits.append(StrategyHit(note_id=block.note_id, score=block.score, block_ids=(block.block_id,)))
+        return RankedList(self.name, tuple(collapse_by_note(hits)[: request.depth]))
+
+
+class GraphStrategy:
+    """Notes attached to what lexical and dense found, by edges the caller may walk.
+
+    The best ``seeds_per_list`` notes of each list before it are seeds; a seed at
+    rank r lends 1/r to every note one edge away (either direction), and a note
+    reached from several seeds adds them up. Only edges the trust module lets
+    the caller walk are followed (agents: asserted or person-confirmed ones),
+    so a note reached only through an unconfirmed agent edge is never found.
+    The note reached must pass the caller's filter and, below the lowest
+    floor, hold some text the floor admits."""
+
+    name = GRAPH
+
+    def __init__(self, *, seeds_per_list: int = 10, edges_per_seed: int = 50) -> None:
+        self.seeds_per_list = seeds_per_list
+        self.edges_per_seed = edges_per_seed
+
+    def search(self, request: SearchRequest) -> RankedList:
+        tx: WorkspaceTx = request.context["tx"]
+        flt: SearchFilter = request.context["filter"]
+        principal = request.context["principal"]
+        strength: dict[str, float] = {}
+        for ranked in request.seeds:
+            for position, hit in enumerate(ranked.hits[: self.seeds_per_list], start=1):
+                strength[hit.note_id] = strength.get(hit.note_id, 0.0) + 1.0 / position
+        if not strength:
+            return RankedList(self.name, ())
+        statuses = [status for status in (ASSERTED, INFERRED) if edge_walkable(principal, status)]
+        score: dict[str, float] = {}
+        path: dict[str, tuple[float, tuple[str, ...]]] = {}
+        for seed in sorted(strength, key=lambda n: (-strength[n], n)):
+            edges = tx.links.edges(seed, direction="both", statuses=statuses, visible=flt.note_ids,
+                                   limit=self.edges_per_seed)
+            for edge in edges:
+                if edge.other is None:
+                    continue
+                reached = edge.other.id
+                score[reached] = score.get(reached, 0.0) + strength[seed]
+                step = (seed, f"{edge.link.type}:{edge.direction}", reached)
+                if reached not in path or strength[seed] > path[reached][0]:
+                    path[reached] = (strength[seed], step)
+        allowed = tx.search_index.visible_notes(score, flt, with_admitted_text=True)
+        ranked_ids = sorted(allowed, key=lambda n: (-score[n], n))[: request.depth]
+        return RankedList(self.name, tuple(
+            StrategyHit(note_id=n, score=round(score[n], 6), graph_path=path[n][1]) for n in ranked_ids
+        ))
+
+
+class RecencyStrategy:
+    """What was being worked on: the notes found so far, ordered by how recently
+    they changed, with the caller's own writes counting again.
+
+    score = ½^(age of the note's last change / half-life)
+          + own_weight × ½^(age of the caller's latest block still in it / half-life)
+
+    It ranks the candidates the other strategies found (it never adds a note
+    nothing else matched): the version you were editing this week rises above
+    an older one that matches as well. Recency is a contrast, so only the
+    candidates at least ``min_spread`` more recent than the stalest one are
+    listed; when everything was written at about the same time (within half a
+    day, at the defaults) it has nothing to say and lists nothing, rather than
+    feeding fusion an order that is noise."""
+
+    name = RECENCY
+
+    def __init__(self, *, half_life: timedelta = timedelta(days=7), own_weight: float = 1.0,
+                 min_spread: float = 0.05) -> None:
+        self.half_life = half_life
+        self.own_weight = own_weight
+        self.min_spread = min_spread
+
+    def search(self, request: SearchRequest) -> RankedList:
+        tx: WorkspaceTx = request.context["tx"]
+        candidates = {hit.note_id for ranked in request.seeds for hit in ranked.hits}
+        if not candidates:
+            return RankedList(self.name, ())
+        now: datetime = request.context["now"]
+        rows = tx.search_index.recency(candidates, request.caller_id, request.context["filter"])
+        scored = []
+        for row in rows:
+            value = self._decay(now, row.updated_at)
+            if row.own_last_write is not None:
+                value += self.own_weight * self._decay(now, row.own_last_write)
+            scored.append((round(value, 6), row.note_id))
+        stalest = min((value for value, _ in scored), default=0.0)
+        scored = [item for item in scored if item[0] - stalest >= self.min_spread]
+        scored.sort(key=lambda item: (-item[0], item[1]))
+        return RankedList(self.name, tuple(StrategyHit(note_id=n, score=s) for s, n in scored[: request.depth]))
+
+    def _decay(self, now: datetime, then: datetime) -> float:
+        age = max(timedelta(0), now - then)
+        return 0.5 ** (age / self.half_life)

@@ -1,0 +1,1 @@
+"""Server-rendered pages that work without JavaScript: sign-in, review, Agent activity."""

@@ -1,0 +1,196 @@
+"""The server-rendered pages: sign-in, a proposal's review page, Agent activity.
+
+Plain HTML forms, no JavaScript: every action is a POST carrying the session's
+CSRF token. The review page is one form whose buttons post to different actions
+(``formaction``), so "accept selected" sends exactly the boxes ticked and any
+merge resolutions chosen.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from fastpad.review.apply import BlockDiff
+from fastpad.review.landing import MINE, PROPOSAL, SUGGESTION
+from fastpad.review.merge import MergeConflict
+from fastpad.review.turns import AUTO_APPLY, ActivityItem, SourceBlock, Turn, TurnReview
+from fastpad.web.html import Markup, h, join, layout
+
+_KIND = {"inserted": "New block", "replaced": "Changed block", "deleted": "Deleted block"}
+_HOW = {AUTO_APPLY: "auto-applied (stays unreviewed)", "grant": "accepted by the agent under turns:accept"}
+
+
+def _csrf_field(csrf: str) -> Markup:
+    return h('<input type="hidden" name="csrf_token" value="{}">', csrf)
+
+
+def _message(message: str | None) -> Markup:
+    return h('<p class="error" role="alert">{}</p>', message) if message else Markup("")
+
+
+# ---------------------------------------------------------------------- sign-in
+
+
+def signin_page(csrf: str, next_path: str, *, error: str | None = None, email: str = "") -> Markup:
+    body = h(
+        '{error}<form method="post" action="/signin">{csrf}'
+        '<input type="hidden" name="next" value="{next}">'
+        '<p><label>Email <input type="email" name="email" value="{email}" required autocomplete="username"></label></p>'
+        '<p><label>Password <input type="password" name="password" required autocomplete="current-password">'
+        '</label></p><p><button type="submit">Sign in</button></p></form>',
+        error=_message(error), csrf=_csrf_field(csrf), next=next_path, email=email,
+    )
+    return layout("Sign in", body)
+
+
+def message_page(title: str, message: str, *, back: str | None = None) -> Markup:
+    link = h('<p><a href="{}">Back</a></p>', back) if back else Markup("")
+    return layout(title, h("<p>{}</p>{}", message, link))
+
+
+# ---------------------------------------------------------------------- review
+
+
+def review_page(review: TurnReview, csrf: str, *, message: str | None = None) -> Markup:
+    turn = review.turn
+    parts = [
+        _message(message),
+        h('<p>Proposed by <strong>{who}</strong> for the note <strong>{title}</strong>. '
+          'Status: <strong class="status">{status}</strong>{how}.</p>',
+          who=review.author_name, title=review.note_title or "(untitled)",
+          status=turn.status.replace("_", " "),
+          how=h(" — {}", _HOW[turn.authority]) if turn.authority else Markup("")),
+    ]
+    if review.note_moved and turn.open:
+        parts.append(h('<p class="notice">The note changed after the agent read it. Accepting merges the '
+                       'proposal into the note as it is now; your edits are never overwritten silently.</p>'))
+    form = [_csrf_field(csrf)]
+    if review.merge is not None and review.merge.conflicts:
+        form.append(_conflicts(review.merge.conflicts))
+    form.append(join(_block(diff, turn, review.sources) for diff in turn.diffs))
+    form.append(_person_ops(turn))
+    if turn.open:
+        form.append(h(
+            '<p><button type="submit" formaction="/review/{id}/accept">Accept all</button>'
+            '<button type="submit" formaction="/review/{id}/accept-some">Accept selected</button>'
+            '<button type="submit" formaction="/review/{id}/reject">Reject the rest</button></p>', id=turn.id,
+        ))
+    parts.append(h('<form method="post" action="/review/{}/accept">{}</form>', turn.id, join(form)))
+    if turn.landed_block_ids and turn.status != "reverted":
+        parts.append(h(
+            '<form method="post" action="/review/{id}/revert">{csrf}<p>Undo everything this proposal changed, '
+            'keeping any edit made on top of it: <button type="submit">Revert</button></p></form>',
+            id=turn.id, csrf=_csrf_field(csrf),
+        ))
+    return layout("Review a proposal", join(parts), signed_in=True, csrf=csrf)
+
+
+def _block(diff: BlockDiff, turn: Turn, sources: dict[str, SourceBlock]) -> Markup:
+    state = turn.block_state(diff.block_id)
+    pick = h('<label><input type="checkbox" name="block_id" value="{}" checked> accept this</label>',
+             diff.block_id) if state == "pending" else Markup("")
+    read = h('<p>What the agent read:</p><div class="read">{}</div>', diff.before.text) if diff.before else Markup("")
+    wants = h('<p>What it wants:</p><div class="wants">{}</div>', _hunks(diff)) if diff.after else \
+        h("<p>It wants this block deleted.</p>")
+    drew = Markup("")
+    if diff.after is not None and diff.source_block_ids:
+        drew = h("<p>Drew from:</p><ul>{}</ul>", join(_source(sources.get(s), s) for s in diff.source_block_ids))
+    return h(
+        '<section class="block" id="b-{id}"><h3>{kind} <span class="state">({state})</span></h3>'
+        '{pick}{read}{wants}{drew}</section>',
+        id=diff.block_id, kind=_KIND[diff.kind], state=state, pick=pick, read=read, wants=wants, drew=drew,
+    )
+
+
+def _hunks(diff: BlockDiff) -> Markup:
+    out = []
+    for hunk in diff.hunks:
+        if hunk.op == "equal":
+            out.append(h("{}", hunk.after))
+            continue
+        if hunk.before:
+            out.append(h("<del>{}</del>", hunk.before))
+        if hunk.after:
+            out.append(h("<ins>{}</ins>", hunk.after))
+    return join(out)
+
+
+def _source(source: SourceBlock | None, block_id: str) -> Markup:
+    if source is None or source.text is None:
+        return h("<li>block {} (no longer available)</li>", block_id)
+    warning = h(' <strong class="error">retracted {}</strong>', source.retracted_at.strftime("%Y-%m-%d")) \
+        if source.retracted_at else Markup("")
+    return h("<li>{title}: <q>{text}</q>{warning}</li>", title=source.note_title or "(untitled)", text=source.text,
+             warning=warning)
+
+
+def _conflicts(conflicts: Sequence[MergeConflict]) -> Markup:
+    items = []
+    for conflict in conflicts:
+        base, mine, proposal = conflict.texts
+        choices = [(MINE, "Keep mine", mine), (PROPOSAL, "Take the proposal's", proposal)]
+        if conflict.suggestion is not None:
+            choices.append((SUGGESTION, "Take both (merged)", conflict.suggestion.text))
+        radios = join(
+            h('<p><label><input type="radio" name="resolution.{id}" value="{value}"{checked}> {label}: </label>'
+              '<span class="wants">{text}</span></p>',
+              id=conflict.block_id, value=value, checked=Markup(" checked") if value == MINE else Markup(""),
+              label=label, text="(deleted)" if text is None else text)
+            for value, label, text in choices
+        )
+        items.append(h(
+            '<section class="block conflict"><h3>Both changed this block</h3>'
+            '<p>When the agent read it:</p><div class="read">{base}</div>{radios}</section>',
+            base="(not there)" if base is None else base, radios=radios,
+        ))
+    return h('<h2>Three-way merge</h2><p>You and the proposal changed the same blocks. Choose for each; '
+             'your version is kept unless you choose otherwise.</p>{}', join(items))
+
+
+def _person_ops(turn: Turn) -> Markup:
+    rows = []
+    for index, op in enumerate(turn.ops):
+        if op["op"] not in ("add_edge", "add_event", "move_event"):
+            continue
+        state = turn.op_state(index)
+        pick = h('<label><input type="checkbox" name="op" value="{}" checked> accept this</label>',
+                 index) if state == "pending" else Markup("")
+        rows.append(h('<li>{what} <span class="state">({state})</span> {pick}</li>',
+                      what=_describe(op), state=state, pick=pick))
+    if not rows:
+        return Markup("")
+    return h("<h2>Links and calendar (always yours to accept)</h2><ul>{}</ul>", join(rows))
+
+
+def _describe(op: dict) -> str:
+    if op["op"] == "add_edge":
+        return f"Link this note ({op['type']}) to note {op['to_note_id']}"
+    if op["op"] == "add_event":
+        return f"Add the event “{op['title']}” from {op['start']} to {op['end']}"
+    return f"Move event {op['event_id']} to {op['start']} – {op['end']}"
+
+
+# ---------------------------------------------------------------------- agent activity
+
+
+def activity_page(items: Sequence[ActivityItem], csrf: str, *, message: str | None = None) -> Markup:
+    if not items:
+        table = h("<p>Nothing waiting: every turn an agent landed has been reviewed.</p>")
+    else:
+        rows = join(h(
+            '<tr><td>{who}</td><td><a href="/review/{id}">{note}</a></td><td>{blocks}</td><td>{how}</td>'
+            '<td>{at}</td><td>'
+            '<form class="inline" method="post" action="/agent-activity/{id}/reviewed">{csrf}'
+            '<button type="submit">Mark reviewed</button></form>'
+            '<form class="inline" method="post" action="/review/{id}/revert">{csrf}'
+            '<input type="hidden" name="next" value="/agent-activity"><button type="submit">Revert</button></form>'
+            '<a href="/review/{id}">Open diff</a></td></tr>',
+            who=item.who, id=item.turn.id, note=item.note_title or "(untitled)", blocks=item.blocks,
+            how=_HOW.get(item.turn.authority or "", ""), at=item.at.strftime("%Y-%m-%d %H:%M UTC"),
+            csrf=_csrf_field(csrf),
+        ) for item in items)
+        table = h("<table><thead><tr><th>Who</th><th>Note</th><th>Blocks</th><th>How</th><th>When</th><th></th>"
+                  "</tr></thead><tbody>{}</tbody></table>", rows)
+    intro = h("<p>Every turn that reached a note on an agent's authority — accepted under turns:accept, or "
+              "auto-applied — until you mark it reviewed or revert it.</p>")
+    return layout("Agent activity", join([_message(message), intro, table]), signed_in=True, csrf=csrf)

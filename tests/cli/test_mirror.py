@@ -1,0 +1,183 @@
+"""The Markdown mirror: pull → edit, move, delete and add paragraphs in files → push --dry-run shows exactly
+those → push → the server holds them; pull never overwrites local edits; a credential never names a file."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import pytest
+
+from tests.cli.conftest import CliServer, Fp
+
+PLAN = """\
+---
+title: Launch plan
+types: [Project]
+---
+
+# Launch plan
+
+First, write the announcement.
+
+Second, tell the beta users.
+
+Third, flip the switch.
+
+Last, celebrate.
+"""
+
+
+@pytest.fixture
+def person(cli_server: CliServer) -> dict[str, str]:
+    return {"FASTPAD_URL": cli_server.base_url, "FASTPAD_TOKEN": cli_server.person_token()}
+
+
+def _create(server: CliServer, token: str, markdown: str) -> dict:
+    with server.client(token) as client:
+        response = client.post("/v1/notes", content=markdown, headers={"content-type": "text/markdown"})
+        assert response.status_code == 201, response.text
+        return response.json()
+
+
+def _file_of(directory: Path, note_id: str) -> Path:
+    (path,) = directory.glob(f"*-{note_id}.md")
+    return path
+
+
+def _server_markdown(server: CliServer, token: str, note_id: str) -> str:
+    with server.client(token) as client:
+        return client.get(f"/v1/notes/{note_id}", headers={"accept": "text/markdown"}).text
+
+
+def test_pull_edit_push_round_trip(fp: Fp, cli_server, person, tmp_path):
+    note = _create(cli_server, person["FASTPAD_TOKEN"], PLAN)
+    ids = {b["text"].split(",")[0]: b["id"] for b in note["blocks"]}
+    mirror = tmp_path / "notes"
+    pulled = fp.json("pull", str(mirror), env=person)
+    path = _file_of(mirror, note["id"])
+    assert path.name == f"launch-plan-{note['id']}.md" and path.name in pulled["fetched"]
+    assert path.read_text() == _server_markdown(cli_server, person["FASTPAD_TOKEN"], note["id"])
+
+    text = path.read_text()
+    lines = {key: next(line for line in text.splitlines() if f"{{#{block_id}}}" in line)
+             for key, block_id in ids.items()}
+    edited = (text
+              .replace(lines["First"], lines["First"].replace("write the announcement", "write and proofread it"))
+              .replace(lines["Second"] + "\n\n", "")                       # delete
+              .replace(lines["Last"], "A new paragraph, typed here.\n\n" + lines["Last"]))  # add
+    edited = edited.replace(lines["Third"] + "\n\n", "") + "\n" + lines["Third"] + "\n"       # move to the end
+    path.write_text(edited)
+
+    plan = fp.json("push", str(mirror), "--dry-run", env={"FASTPAD_URL": "http://127.0.0.1:9"})  # offline
+    (item,) = plan["files"]
+    assert item["note_id"] == note["id"] and item["action"] == "update"
+    changes = {(c["kind"], c.get("text"), c.get("old_text")) for c in item["changes"]}
+    assert changes == {
+        ("delete", None, "Second, tell the beta users."),
+        ("edit", "First, write and proofread it.", "First, write the announcement."),
+        ("insert", "A new paragraph, typed here.", None),
+        ("move", None, None),
+    }, item["changes"]
+    moved = next(c for c in item["changes"] if c["kind"] == "move")
+    insert = next(c for c in item["changes"] if c["kind"] == "insert")
+    # Third and Last swapped: either one is the block that moved (the other stays put).
+    assert (moved["block_id"], moved["after_id"]) in {(ids["Third"], ids["Last"]), (ids["Last"], insert["block_id"])}
+
+    pushed = fp.json("push", str(mirror), env=person)
+    assert pushed["pushed"] == [{"file": path.name, "note_id": note["id"], "kind": "update"}]
+    server = _server_markdown(cli_server, person["FASTPAD_TOKEN"], note["id"])
+    assert path.read_text() == server, "the file is rewritten in canonical form: the new paragraph has its anchor"
+    with cli_server.client(person["FASTPAD_TOKEN"]) as client:
+        blocks = client.get(f"/v1/notes/{note['id']}").json()["blocks"]
+    assert [b["text"] for b in blocks] == ["Launch plan", "First, write and proofread it.",
+                                           "A new paragraph, typed here.", "Last, celebrate.", "Third, flip the switch."]
+    kept = {b["text"]: b["id"] for b in blocks}
+    assert kept["First, write and proofread it."] == ids["First"] and kept["Third, flip the switch."] == ids["Third"]
+    assert ids["Second"] not in kept.values()
+    assert fp.json("push", str(mirror), env=person)["pushed"] == [], "nothing left to push"
+
+
+def test_a_new_file_becomes_a_note_and_gets_its_canonical_name(fp, cli_server, person, tmp_path):
+    mirror = tmp_path / "notes"
+    fp.json("pull", str(mirror), env=person)
+    (mirror / "idea.md").write_text("---\ntitle: A fresh idea\n---\n\nWrite it down.\n\n- then\n- act\n")
+    assert fp.json("push", str(mirror), "--dry-run", env=person)["files"] == [
+        {"file": "idea.md", "action": "create", "note_id": None, "title": "A fresh idea", "blocks": 3}]
+    (created,) = fp.json("push", str(mirror), env=person)["pushed"]
+    assert created["kind"] == "create" and not (mirror / "idea.md").exists()
+    path = _file_of(mirror, created["note_id"])
+    assert path.name.startswith("a-fresh-idea-")
+    assert path.read_text() == _server_markdown(cli_server, person["FASTPAD_TOKEN"], created["note_id"])
+
+
+def test_pull_refuses_to_overwrite_local_edits_unless_forced(fp, cli_server, person, tmp_path):
+    note = _create(cli_server, person["FASTPAD_TOKEN"], "---\ntitle: Shared\n---\n\nOriginal text.\n")
+    mirror = tmp_path / "notes"
+    fp.json("pull", str(mirror), env=person)
+    path = _file_of(mirror, note["id"])
+    path.write_text(path.read_text().replace("Original text.", "My local edit."))
+    assert fp("pull", str(mirror), env=person).returncode == 0, "unchanged on the server: the edit is left alone"
+    assert "My local edit." in path.read_text()
+
+    elsewhere = tmp_path / "laptop"  # the note moves on the server: an edit pushed from another mirror
+    fp.json("pull", str(elsewhere), env=person)
+    other = _file_of(elsewhere, note["id"])
+    other.write_text(other.read_text().replace("Original text.", "Edited on the laptop."))
+    assert fp.json("push", str(elsewhere), env=person)["pushed"]
+    refused = fp("pull", str(mirror), "--json", env=person)
+    assert refused.returncode == 5 and refused.stdout == ""
+    problem = json.loads(refused.stderr)
+    assert problem["error"] == "conflict" and path.name in problem["files"]
+    assert "My local edit." in path.read_text(), "nothing was written"
+
+    stale = fp("push", str(mirror), "--json", env=person)
+    assert stale.returncode == 5 and json.loads(stale.stderr)["error"] == "stale-frontier"
+    assert "pull" in json.loads(stale.stderr)["next"]
+
+    assert fp("pull", str(mirror), "--force", env=person).returncode == 0
+    assert "Edited on the laptop." in path.read_text()
+
+
+def test_a_title_holding_a_token_never_becomes_a_file_name(fp, cli_server, person, tmp_path):
+    secret = cli_server.mint("notes:read", "--label", "pasted into a title")
+    note = _create(cli_server, person["FASTPAD_TOKEN"],
+                   f"---\ntitle: 'deploy with {secret} via https://evil.example.com/x'\n---\n\nOops.\n")
+    mirror = tmp_path / "notes"
+    fp.json("pull", str(mirror), env=person)
+    path = _file_of(mirror, note["id"])
+    names = " ".join(p.name for p in mirror.rglob("*"))
+    assert secret not in names and secret[len("fpk_live_"):][:12] not in names
+    assert "evil.example.com" not in path.name and "redacted" in path.name
+    assert re.fullmatch(r"[\w-]+-[0-9A-Z]{26}\.md", path.name)
+    assert secret in path.read_text(), "redaction is for the name; the note itself says what was written"
+
+
+def test_a_push_whose_answer_was_lost_is_replayed_and_acknowledged_not_applied_twice(fp, cli_server, person, tmp_path):
+    from fastpad.cli.client import Api
+    from fastpad.cli.mirror.manifest import Mirror
+    from fastpad.cli.mirror.push import _prepare, plan_push
+    from fastpad.cli.profiles import Target
+
+    note = _create(cli_server, person["FASTPAD_TOKEN"], "---\ntitle: Journal\n---\n\nOne line.\n")
+    mirror_dir = tmp_path / "notes"
+    fp.json("pull", str(mirror_dir), env=person)
+    path = _file_of(mirror_dir, note["id"])
+    path.write_text(path.read_text() + "\nAdded once.\n")
+    # What a push does before the network fails: the request is journalled, then sent — and the answer is lost.
+    mirror = Mirror(mirror_dir)
+    api = Api(Target(cli_server.base_url, person["FASTPAD_TOKEN"], None))
+    (plan,) = [p for p in plan_push(mirror) if p.action == "update"]
+    record = _prepare(api, mirror, plan)
+    mirror.journal_add(record)
+    api.request("POST", f"/v1/notes/{note['id']}/ops", json=record["body"])
+
+    dry = fp.json("push", str(mirror_dir), "--dry-run", env=person)
+    assert dry["unanswered"] == [{"file": path.name, "kind": "update"}]
+    replayed = fp.json("push", str(mirror_dir), env=person)
+    assert replayed["pushed"] == [{"file": path.name, "note_id": note["id"], "kind": "update"}]
+    assert not (mirror_dir / ".fastpad" / "pending").exists() or not any((mirror_dir / ".fastpad" / "pending").iterdir())
+    server = _server_markdown(cli_server, person["FASTPAD_TOKEN"], note["id"])
+    assert server.count("Added once.") == 1 and path.read_text() == server
+    assert fp.json("push", str(mirror_dir), env=person)["pushed"] == []

@@ -1,0 +1,276 @@
+"""SearchService on both backends: chunks in the write path, what search will not
+return, explanations, supersession, the no-provider fallback and the embedding worker."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+
+import pytest
+
+from fastpad.errors import InsufficientScope, ValidationFailed
+from fastpad.knowledge.graph import GraphService
+from fastpad.notes import Block
+from fastpad.notes.provenance import Origin
+from fastpad.search.fusion import DENSE, GRAPH, LEXICAL, RECENCY
+from fastpad.search.indexing import note_chunks
+from fastpad.search.service import SearchService
+from fastpad.search.vectors import StoredVectors
+from fastpad.search.worker import EmbeddingWorker
+from tests.helpers_store import edit_ops
+
+
+@dataclass
+class Engine:
+    service: SearchService
+    worker: EmbeddingWorker
+
+    def index(self, workspace_id: str) -> int:
+        return self.worker.catch_up(workspace_id)
+
+
+@pytest.fixture
+def engine(store, svc, minilm) -> Engine:
+    vectors = StoredVectors(store, minilm)
+    return Engine(SearchService(store, vectors=vectors, clock=svc.clock), EmbeddingWorker(store, vectors))
+
+
+def note(svc, principal, title: str, *paragraphs: str, markdown: str | None = None):
+    if markdown is not None:
+        return svc.notes.create(principal, title=title, markdown=markdown)
+    return svc.notes.create(principal, title=title, blocks=[Block(None, "paragraph", p) for p in paragraphs])
+
+
+def ids(results) -> list[str]:
+    return [hit.note_id for hit in results.hits]
+
+
+def agent(svc, ws, scopes: str = "search:read,notes:read,notes:write,graph:read", **kwargs):
+    plaintext, _ = svc.tokens.create(ws.id, scopes=scopes, **kwargs)
+    return svc.tokens.authenticate(plaintext)
+
+
+# ---------------------------------------------------------------------- the write path
+
+
+def test_chunks_are_written_with_the_note_and_follow_each_edit(store, svc, ws):
+    n = note(svc, ws.owner, "Runbook", markdown="# Deploy\n\nBuild the image.\n\n# Rollback\n\nRevert the tag.\n")
+    with store.read(ws.id) as tx:
+        stored = tx.search_index.note_chunks(n.id)
+        expected = [c for c, _ in note_chunks(tx.note(n.id), tx.blocks(n.id))]
+    assert stored == expected
+    assert [c.heading_path for c in stored] == [("Deploy",), ("Rollback",)]
+    assert all(c.prefix.startswith("Title: Runbook") for c in stored)
+
+    rollback = n.blocks[3]["id"]
+    ops, frontier = edit_ops(store, ws.id, n.id, lambda d: d.replace_text(rollback, "Revert the tag, then page ops."))
+    svc.notes.apply_ops(ws.owner, n.id, ops=ops, peer_id="7", expected_frontier=frontier)
+    with store.read(ws.id) as tx:
+        after = tx.search_index.note_chunks(n.id)
+    assert after[0] == stored[0]  # untouched section: same row, same digest, so its vector stays
+    assert after[1].id == stored[1].id and after[1].digest != stored[1].digest
+
+    # A refused write changes nothing, chunks included.
+    with pytest.raises(Exception):
+        svc.notes.apply_ops(ws.owner, n.id, ops=ops, peer_id="7", expected_frontier=frontier)
+    with store.read(ws.id) as tx:
+        assert tx.search_index.note_chunks(n.id) == after
+
+
+def test_a_committed_write_is_found_lexically_the_moment_it_commits(store, svc, ws, engine):
+    n = note(svc, ws.owner, "Ideas", "Photosynthesis notes for the garden.")
+    results = engine.service.search(ws.owner, "photosynthesis")  # no embedding has run
+    assert ids(results) == [n.id]
+    assert results.hits[0].explanation["contributions"][0]["strategy"] == LEXICAL
+    block = n.blocks[0]["id"]
+    ops, frontier = edit_ops(store, ws.id, n.id, lambda d: d.replace_text(block, "Chlorophyll absorbs light."))
+    svc.notes.apply_ops(ws.owner, n.id, ops=ops, peer_id="1", expected_frontier=frontier)
+    assert ids(engine.service.search(ws.owner, "chlorophyll", strategies=[LEXICAL])) == [n.id]
+    assert ids(engine.service.search(ws.owner, "photosynthesis", strategies=[LEXICAL])) == []
+
+
+def test_a_quoted_phrase_is_required_and_odd_input_is_just_words(svc, ws, engine):
+    together = note(svc, ws.owner, "A", "The quarterly revenue report is late.")
+    apart = note(svc, ws.owner, "B", "Revenue grew; the quarterly plan is on track.")
+    assert ids(engine.service.search(ws.owner, '"quarterly revenue"', strategies=[LEXICAL])) == [together.id]
+    assert set(ids(engine.service.search(ws.owner, "quarterly revenue", strategies=[LEXICAL]))) == {together.id, apart.id}
+    for odd in ["(AMPK) 1,000 AND OR NOT", 'unbalanced "quote', "NEAR(a b)", "*", "-revenue"]:
+        engine.service.search(ws.owner, odd)  # never a syntax error
+
+
+# ---------------------------------------------------------------------- what search will not return
+
+
+def test_archived_notes_are_found_only_when_asked(svc, ws, engine):
+    kept = note(svc, ws.owner, "Kept", "Glacier retreat measurements.")
+    archived = note(svc, ws.owner, "Old", "Glacier retreat measurements from 1990.")
+    svc.notes.archive(ws.owner, archived.id)
+    engine.index(ws.id)
+    for strategies in ([LEXICAL], [DENSE], None):
+        assert archived.id not in ids(engine.service.search(ws.owner, "glacier retreat", strategies=strategies))
+    found = engine.service.search(ws.owner, "glacier retreat", include_archived=True)
+    assert {kept.id, archived.id} <= set(ids(found))
+    assert next(h for h in found.hits if h.note_id == archived.id).archived is True
+
+
+def test_a_credential_limited_to_some_notes_finds_nothing_else(svc, ws, engine):
+    inside = note(svc, ws.owner, "Inside", "Volcano monitoring stations.", "See [[Outside]].")
+    outside = note(svc, ws.owner, "Outside", "Volcano eruption forecasts and seismic data.")
+    engine.index(ws.id)
+    limited = agent(svc, ws, note_ids=[inside.id])
+    for strategies in ([LEXICAL], [DENSE], [LEXICAL, GRAPH], None):
+        assert ids(engine.service.search(limited, "volcano", strategies=strategies)) == [inside.id]
+    everyone = engine.service.search(ws.owner, "volcano")
+    assert set(ids(everyone)) == {inside.id, outside.id}
+
+
+def test_agent_text_nobody_reviewed_and_untrusted_imports_are_below_an_agents_floor(svc, ws, engine):
+    writer = agent(svc, ws, scopes="notes:write")
+    drafted = note(svc, writer, "Draft", "Tidal energy estimates, drafted by an agent.")
+    imported = note(svc, replace(writer, origin=Origin.INBOUND_UNTRUSTED), "Clip", "Tidal energy article clipping.")
+    typed = note(svc, ws.owner, "Typed", "Tidal energy notes a person wrote.")
+    engine.index(ws.id)
+    reader = agent(svc, ws, scopes="search:read")
+    for strategies in ([LEXICAL], [DENSE], None):
+        assert ids(engine.service.search(reader, "tidal energy", strategies=strategies)) == [typed.id]
+    lowered = engine.service.search(reader, "tidal energy", floor="all")
+    assert set(ids(lowered)) == {drafted.id, imported.id, typed.id} and lowered.floor == "all"
+    assert set(ids(engine.service.search(ws.owner, "tidal energy"))) == {drafted.id, imported.id, typed.id}
+    with pytest.raises(ValidationFailed):
+        engine.service.search(reader, "tidal", floor="nobody")
+
+
+def test_a_note_reached_only_by_an_agents_unconfirmed_edge_is_not_returned(store, svc, ws, engine):
+    seed = note(svc, ws.owner, "Seed", "Orchid cultivation schedule.")
+    target = note(svc, ws.owner, "Target", "Greenhouse humidity settings.")
+    graph = GraphService(store, clock=svc.clock)
+    edge = graph.create_link(agent(svc, ws), source_note_id=seed.id, type="related", target_note_id=target.id)
+    assert edge.status == "inferred"
+    reader = agent(svc, ws, scopes="search:read")
+    assert ids(engine.service.search(reader, "orchid", strategies=[LEXICAL, GRAPH])) == [seed.id]
+    graph.promote(ws.owner, edge.id)  # a person confirms it
+    confirmed = engine.service.search(reader, "orchid", strategies=[LEXICAL, GRAPH])
+    assert ids(confirmed) == [seed.id, target.id]
+    assert confirmed.hits[1].explanation["graph_path"] == [seed.id, "related:out", target.id]
+
+
+# ---------------------------------------------------------------------- explanations
+
+
+def test_every_hit_explains_itself(svc, ws, engine):
+    linked = note(svc, ws.owner, "Sessions", "Login state lives in [[Caching]].")
+    svc.clock.advance(days=10)
+    old = note(svc, ws.owner, "Caching", markdown="# Caching\n\n## Redis\n\nEviction uses LRU for the session cache.\n")
+    engine.index(ws.id)
+    results = engine.service.search(ws.owner, "session cache eviction")
+    assert results.query_kind == "keywords" and results.unavailable == {}
+    top = results.hits[0]
+    assert top.note_id == old.id and top.title == "Caching" and top.path == ("Caching", "Redis")
+    assert top.anchors[0] == old.blocks[2]["id"]  # the best-matching block first (the heading matches "cach" too)
+    assert "Eviction uses LRU" in top.snippet and len(top.snippet) <= 202
+    explanation = top.explanation
+    assert set(explanation) == {"query_kind", "contributions", "matched_terms", "graph_path", "penalties",
+                                "superseded_by"}
+    by = {c["strategy"]: c for c in explanation["contributions"]}
+    assert {LEXICAL, DENSE, RECENCY} <= set(by)
+    assert by[LEXICAL]["rank"] == 1 and by[LEXICAL]["score"] > 0 and 0 < by[DENSE]["score"] <= 1
+    assert all(c["rrf"] == pytest.approx(c["weight"] / (60 + c["rank"]), abs=1e-6) for c in by.values())
+    assert set(explanation["matched_terms"]) == {"session", "cache", "eviction"}
+    assert top.score == pytest.approx(sum(c["rrf"] for c in by.values()), abs=1e-5)
+    second = next(h for h in results.hits if h.note_id == linked.id)
+    assert second.explanation["graph_path"] == [old.id, "mentions:in", linked.id]
+    assert [h.rank for h in results.hits] == list(range(1, len(results.hits) + 1))
+    as_json = results.as_dict()["hits"][0]
+    assert "blocks" not in as_json and as_json["snippet"] == top.snippet
+
+
+def test_a_superseded_note_says_so_and_names_its_successor(store, svc, ws, engine):
+    old = note(svc, ws.owner, "Policy v1", "Expense policy: receipts within 30 days.")
+    new = note(svc, ws.owner, "Policy v2", "Expense policy: receipts within 60 days.")
+    GraphService(store, clock=svc.clock).supersede(ws.owner, old.id, by=new.id)
+    results = engine.service.search(ws.owner, "expense policy receipts", strategies=[LEXICAL])
+    stale = next(h for h in results.hits if h.note_id == old.id)
+    assert stale.superseded_by == new.id and stale.explanation["superseded_by"] == new.id
+    assert stale.explanation["penalties"] == [{"reason": f"superseded by {new.id}", "factor": 0.5}]
+    assert ids(results) == [new.id, old.id]
+    # A successor the caller cannot see is not named.
+    limited = agent(svc, ws, scopes="search:read", note_ids=[old.id])
+    assert engine.service.search(limited, "expense policy", floor="all").hits[0].superseded_by is None
+
+
+def test_recency_lifts_what_the_caller_worked_on_lately(svc, ws, engine):
+    stale = note(svc, ws.owner, "Lighthouse log 2025", "Lighthouse keeper rota.")
+    svc.clock.advance(days=30)
+    colleague = svc.people.principal_for(ws.id, svc.people.create_person(ws.id, "keeper@example.com", role="member").id)
+    theirs = note(svc, colleague, "Lighthouse log (theirs)", "Lighthouse keeper rota.")
+    svc.clock.advance(days=2)
+    mine = note(svc, ws.owner, "Lighthouse log (mine)", "Lighthouse keeper rota.")
+    svc.clock.advance(days=2)  # the colleague's note is now the most recently changed
+    ops, frontier = edit_ops(svc.store, ws.id, theirs.id, lambda d: d.replace_text(theirs.blocks[0]["id"], "Lighthouse keeper rota, v2."))
+    svc.notes.apply_ops(colleague, theirs.id, ops=ops, peer_id="9", expected_frontier=frontier)
+    results = engine.service.search(ws.owner, "lighthouse keeper rota", strategies=[LEXICAL, RECENCY])
+    assert results.ranked[RECENCY] == [mine.id, theirs.id]  # the caller's own work first; the stale one not at all
+    stale_hit = next(h for h in results.hits if h.note_id == stale.id)
+    assert [c["strategy"] for c in stale_hit.explanation["contributions"]] == [LEXICAL]
+    # Written at one moment, notes give recency nothing to contrast: it abstains rather than add noise.
+    other = svc.workspace("Other")
+    for n in range(3):
+        note(svc, other.owner, f"Copy {n}", "Lighthouse keeper rota.")
+    assert engine.service.search(other.owner, "lighthouse", strategies=[LEXICAL, RECENCY]).ranked[RECENCY] == []
+
+
+# ---------------------------------------------------------------------- dense off, dense catching up
+
+
+def test_without_an_embedding_provider_search_runs_on_the_rest_and_says_so(store, svc, ws):
+    service = SearchService(store, clock=svc.clock)
+    n = note(svc, ws.owner, "Trip", "Packing list for the Lisbon trip.")
+    results = service.search(ws.owner, "packing for Lisbon")
+    assert ids(results) == [n.id]
+    assert results.unavailable == {DENSE: "no embedding provider configured"}
+    assert set(results.timings_ms) == {LEXICAL, GRAPH, RECENCY, "fusion"}
+    assert service.search(ws.owner, "Lisbon", strategies=[LEXICAL]).unavailable == {}
+
+
+def test_the_worker_embeds_new_chunks_when_a_write_commits(store, svc, ws, engine):
+    engine.worker.start()
+    try:
+        n = note(svc, ws.owner, "Budget", "Quarterly spending forecast for the marketing team.")
+        assert engine.worker.wait_caught_up(ws.id, timeout=30)
+        found = engine.service.search(ws.owner, "how much money will advertising need?", strategies=[DENSE])
+        assert ids(found) == [n.id] and found.hits[0].anchors == (n.blocks[0]["id"],)
+        before = engine.worker.embedded
+        block = n.blocks[0]["id"]
+        ops, frontier = edit_ops(store, ws.id, n.id, lambda d: d.replace_text(block, "Hiring plan for engineers."))
+        svc.notes.apply_ops(ws.owner, n.id, ops=ops, peer_id="3", expected_frontier=frontier)
+        assert engine.worker.wait_caught_up(ws.id, timeout=30)
+        assert engine.worker.embedded == before + 1 and engine.worker.failure(ws.id) is None
+    finally:
+        engine.worker.stop()
+    # The sweep drops the vector of the text that is gone, and the index follows.
+    engine.worker.catch_up(ws.id, sweep=True)
+    with store.read(ws.id) as tx:
+        stored = tx.search_index.vector_digests(engine.worker.provider.name)
+        assert stored == {c.digest for c in tx.search_index.note_chunks(n.id)}
+
+
+def test_the_sweep_chunks_and_embeds_notes_written_before_chunks_existed(store, svc, ws, engine):
+    n = note(svc, ws.owner, "Legacy", "Carburettor tuning notes from the old garage.")
+    with store.write(ws.id) as tx:
+        tx.search_index.replace_chunks(n.id, [])  # what a version-5 database holds
+    assert engine.worker.catch_up(ws.id) == 0  # no chunk rows, nothing to embed
+    assert engine.worker.catch_up(ws.id, sweep=True) == 1
+    with store.read(ws.id) as tx:
+        assert [c.block_ids for c in tx.search_index.note_chunks(n.id)] == [(n.blocks[0]["id"],)]
+    assert ids(engine.service.search(ws.owner, "engine maintenance in the workshop", strategies=[DENSE])) == [n.id]
+
+
+def test_bad_requests_get_typed_errors(svc, ws, engine):
+    with pytest.raises(InsufficientScope):
+        engine.service.search(agent(svc, ws, scopes="notes:read"), "anything")
+    for kwargs, field in [({"text": "  "}, "q"), ({"text": "x" * 1001}, "q"), ({"limit": 0}, "limit"),
+                          ({"limit": True}, "limit"), ({"strategies": ["magic"]}, "strategies"),
+                          ({"strategies": []}, "strategies"), ({"floor": "low"}, "floor")]:
+        call = {"text": "words", **kwargs}
+        with pytest.raises(ValidationFailed) as failure:
+            engine.service.search(ws.owner, call.pop("text"), **call)
+        assert failure.value.field_errors[0].field == field
