@@ -101,6 +101,13 @@ class NoteCreate(_Strict):
     idempotencyKey: IdempotencyKey | None = None
 
 
+class NoteBatchIn(_Strict):
+    """Several notes at once; each is created (or refused) on its own."""
+
+    items: list[NoteCreate] = Field(min_length=1, max_length=100)
+    idempotencyKey: IdempotencyKey | None = None
+
+
 class BlockOut(BaseModel):
     id: str
     type: str

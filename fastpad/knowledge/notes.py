@@ -20,7 +20,7 @@ from dataclasses import dataclass, replace
 from datetime import datetime
 from typing import Any
 
-from fastpad.errors import Conflict, FieldError, NotFound, OutOfScope, PolicyDenied, StaleFrontier, ValidationFailed
+from fastpad.errors import Conflict, FastpadError, FieldError, NotFound, OutOfScope, PolicyDenied, StaleFrontier, ValidationFailed
 from fastpad.knowledge.link_projection import project_links
 from fastpad.knowledge.property_index import index_note_properties
 from fastpad.notes import Block, NoteDocument, NoteMeta, UpdateLimits, is_ulid, new_id, parse_markdown, serialize_markdown
@@ -32,6 +32,7 @@ from fastpad.security.scopes import NOTES_DELETE, NOTES_READ, NOTES_WRITE
 from fastpad.store import Actor, BlockRow, NoteRow, NoteWrite, Store, WorkspaceTx, utcnow
 
 MAX_PAGE = 200
+MAX_BATCH = 100  # notes in one create_many call
 _CURSOR_PREFIX = "n1:"
 MAX_PEER_ID = 64
 
@@ -260,6 +261,23 @@ class NoteService:
                 properties=doc.meta.properties, blocks=projection,
             ), previous_blocks=[])
             return self._view(tx, principal, note_id)
+
+    def create_many(self, principal: Principal, items: list[dict[str, Any]]) -> list[NoteView | FastpadError]:
+        """Create several notes, each in its own transaction: one refused item never
+        holds back the others, and the caller gets a result or an error per item,
+        in order. ``items`` are keyword arguments of :meth:`create`."""
+        if not 1 <= len(items) <= MAX_BATCH:
+            raise ValidationFailed(
+                detail=f"a batch holds 1 to {MAX_BATCH} notes; send {len(items)} as several batches",
+                field_errors=[FieldError("items", "length", f"between 1 and {MAX_BATCH} items")],
+            )
+        results: list[NoteView | FastpadError] = []
+        for item in items:
+            try:
+                results.append(self.create(principal, **item))
+            except FastpadError as error:
+                results.append(error)
+        return results
 
     def apply_ops(
         self,

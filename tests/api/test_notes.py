@@ -107,3 +107,27 @@ def test_identifiers_and_media_types_are_validated(owner, server):
     assert body["field_errors"][0]["field"] == "colour"
     broken = owner.post("/v1/notes", content=b"{not json", headers={"content-type": "application/json"})
     assert assert_problem(broken, 422, "validation-failed", server.base_url)["field_errors"][0]["code"] == "json_invalid"
+
+
+def test_batch_create_reports_every_item_in_order(owner, server) -> None:
+    response = owner.post("/v1/notes:batch", json={"items": [
+        {"title": "first", "blocks": [{"text": "one"}]},
+        {"title": "bad anchor", "markdown": "text {#not-a-ulid}\n"},
+        {"title": "third", "markdown": "# Third\n\nbody\n"},
+        {"title": "both", "markdown": "x\n", "blocks": [{"text": "y"}]},
+    ]})
+    assert response.status_code == 200, response.text
+    body = response.json()
+    assert (body["created"], body["refused"]) == (2, 2)
+    assert [r["index"] for r in body["results"]] == [0, 1, 2, 3]
+    assert [r["ok"] for r in body["results"]] == [True, False, True, False]
+    assert body["results"][1]["problem"]["type"] == f"{server.base_url}/errors/validation-failed"
+    assert body["results"][1]["problem"]["field_errors"][0]["code"] == "anchor_not_ulid"
+    assert body["results"][3]["problem"]["field_errors"][0]["code"] == "exclusive"
+    third = owner.get(f"/v1/notes/{body['results'][2]['note']['id']}", headers={"accept": "text/markdown"})
+    assert "# Third {#" in third.text
+
+
+def test_batch_create_is_bounded(owner, server) -> None:
+    response = owner.post("/v1/notes:batch", json={"items": [{"title": str(i)} for i in range(101)]})
+    assert response.status_code == 422

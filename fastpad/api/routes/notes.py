@@ -15,9 +15,10 @@ from fastpad.api.auth import Caller, authenticate
 from fastpad.api.idempotency import key_from, request_hash
 from fastpad.api.negotiation import choose
 from fastpad.api.openapi import problems
-from fastpad.api.problems import UnsupportedMediaType, field_errors_from_validation
+from fastpad.api.problems import UnsupportedMediaType, field_errors_from_validation, problem_body
 from fastpad.api.schemas import (
     LifecycleIn,
+    NoteBatchIn,
     NoteCreate,
     NoteOut,
     NotePageOut,
@@ -26,7 +27,7 @@ from fastpad.api.schemas import (
     Ulid,
 )
 from fastpad.api.shape import check_shape
-from fastpad.errors import FieldError, NotFound, ValidationFailed
+from fastpad.errors import FastpadError, FieldError, NotFound, ValidationFailed
 from fastpad.notes import Block
 
 router = APIRouter(prefix="/v1/notes", tags=["notes"])
@@ -154,6 +155,39 @@ async def create_note(request: Request, caller: Authenticated) -> Response:
         return _json(payload, 201, {"location": f"/v1/notes/{payload['id']}"})
 
     return await _mutate(request, caller, key=key, fingerprint_body=fingerprint, execute=execute)
+
+
+@router.post(
+    ":batch",
+    summary="Create up to 100 notes; every item gets its own result (the note, or a problem document)",
+    responses=problems(_409="idempotency-conflict: the key was used with another body"),
+)
+async def create_notes(request: Request, caller: Authenticated, body: NoteBatchIn, _shape: None = ShapeChecked) -> Response:
+    notes = request.app.state.deployment.notes
+    base_url = request.app.state.base_url
+
+    def execute() -> Response:
+        prepared: list[dict[str, Any] | FastpadError] = []
+        for item in body.items:
+            try:
+                prepared.append(_create_kwargs(item))
+            except FastpadError as error:
+                prepared.append(error)
+        valid = [item for item in prepared if not isinstance(item, FastpadError)]
+        created = iter(notes.create_many(caller.principal, valid) if valid else [])
+        results = []
+        for index, item in enumerate(prepared):
+            outcome = item if isinstance(item, FastpadError) else next(created)
+            if isinstance(outcome, FastpadError):
+                results.append({"index": index, "ok": False, "problem": problem_body(outcome, base_url)})
+            else:
+                results.append({"index": index, "ok": True, "note": outcome.as_dict()})
+        created_count = sum(1 for r in results if r["ok"])
+        return _json({"created": created_count, "refused": len(results) - created_count, "results": results})
+
+    fingerprint = body.model_dump(exclude={"idempotencyKey"})
+    return await _mutate(request, caller, key=key_from(request, body.idempotencyKey), fingerprint_body=fingerprint,
+                         execute=execute)
 
 
 def _create_kwargs(body: NoteCreate) -> dict[str, Any]:
