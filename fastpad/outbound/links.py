@@ -516,11 +516,29 @@ def _spans(text: str) -> list[tuple[bool, str]]:
     return out
 
 
+_MAX_PASSES = 4
+
+
 def neutralize_links(text: str, allow_hosts: Iterable[str] = ()) -> NeutralizeResult:
-    """``text`` with every non-allowlisted URL neutralised, and how many were."""
-    rewriter = _Rewriter(normalize_allow_hosts(allow_hosts))
-    pieces = [rewriter.code(piece) if is_code else rewriter.prose(piece) for is_code, piece in _segments(text)]
-    return NeutralizeResult("".join(pieces), rewriter.count)
+    """``text`` with every non-allowlisted URL neutralised, and how many were.
+
+    Output read again must come back unchanged, or a second outbound hop would
+    rewrite what the first one produced. Removing a link's brackets can join
+    text the scanner first read as two pieces (``user@<https://…>`` becomes
+    ``user@hxxps://…``), so the scan repeats until the text is a fixpoint;
+    ordinary text settles in one pass, and the second pass is the check.
+    """
+    allow = normalize_allow_hosts(allow_hosts)
+    count = 0
+    for _ in range(_MAX_PASSES):
+        rewriter = _Rewriter(allow)
+        pieces = [rewriter.code(piece) if is_code else rewriter.prose(piece) for is_code, piece in _segments(text)]
+        rewritten = "".join(pieces)
+        count += rewriter.count
+        if rewritten == text:
+            break
+        text = rewritten
+    return NeutralizeResult(text, count)
 
 
 def neutralize(text: str, allow_hosts: Iterable[str] = ()) -> str:
