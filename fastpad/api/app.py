@@ -23,7 +23,9 @@ from fastpad.api.routes import search
 from fastpad.api.routes import agents, ask, capture, device
 from fastpad.api.routes import turns
 from fastpad.api.routes import typed
+from fastpad.api.routes import imports
 from fastpad.errors import FastpadError
+from fastpad import mcp
 from fastpad.web import routes as web_pages
 
 # Routes reachable without a credential (the body cap there is 64 KiB).
@@ -89,6 +91,7 @@ def create_app(deployment: Any, *, base_url: str, limits: Limits | None = None) 
         app.include_router(router)
     for router in (changes.router, block_history.router, calendar.router, memory.router):  # feed, history, …
         app.include_router(router)
+    app.include_router(imports.router)  # imports (upload, status, ledger, cancel) and their attachments
 
     def render(error: FastpadError, scope: Scope) -> Any:
         return problems.problem_response(error, base_url, instance=scope.get("path"), close=True)

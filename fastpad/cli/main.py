@@ -37,6 +37,7 @@ COMMANDS: dict[str, str] = {
     "agents": "fastpad.cli.commands.agents:agents",
     "commands": "fastpad.cli.commands.command_list:commands",
     "login": "fastpad.cli.commands.login:login",
+    "import": "fastpad.cli.commands.importing:import_",
     # operator commands: act on a data directory, no server needed
     "init": "fastpad.cli.commands.init:init",
     "serve": "fastpad.cli.commands.serve:serve",

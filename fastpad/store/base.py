@@ -34,6 +34,7 @@ from fastpad.store.links import LinkStore
 from fastpad.store.search_index import SearchIndex
 from fastpad.store.typed import TypedTables
 from fastpad.store.captures import CaptureReceipts
+from fastpad.store.imports import ImportTables
 from fastpad.store.records import (
     UNCHANGED,
     Actor,
@@ -167,6 +168,11 @@ class WorkspaceTx:
     def captures(self) -> CaptureReceipts:
         """Capture idempotency receipts (fastpad/store/captures.py)."""
         return CaptureReceipts(self)
+
+    @cached_property
+    def imports(self) -> ImportTables:
+        """Imports, their ledgers, the ids they minted, and attachments (fastpad/store/imports.py)."""
+        return ImportTables(self)
 
     # ------------------------------------------------------------------ workspace, people, members
 

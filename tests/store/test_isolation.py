@@ -23,6 +23,7 @@ WORKSPACE_TABLES = [
     "turns", "turn_sources", "source_retractions", "turn_events", "session_reads",
     "type_defs", "note_type_tags", "property_values", "collections",
     "capture_receipts",
+    "imports", "import_ledger", "import_items", "attachments",
 ]
 
 

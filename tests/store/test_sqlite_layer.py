@@ -22,7 +22,8 @@ SCOPED = {"workspaces", "workspace_members", "agents", "tokens", "web_sessions",
           "chunks", "chunk_vectors",
           "turns", "turn_sources", "source_retractions", "turn_events", "session_reads",
           "type_defs", "note_type_tags", "property_values", "collections",
-          "capture_receipts"}
+          "capture_receipts",
+          "imports", "import_ledger", "import_items", "attachments"}
 # Statements that run before a workspace is known, each filtered by something else exact.
 PRE_WORKSPACE = [
     re.compile(r"^SELECT workspace_id, subject_id FROM credential_index WHERE kind = .* AND hash = "),
@@ -33,7 +34,7 @@ _FILTER = re.compile(r"workspace_id = '[0-7][0-9A-HJKMNP-TV-Z]{25}'")
 _TABLE = re.compile(r"\b(?:FROM|JOIN|UPDATE|INTO)\s+(\w+)", re.I)
 
 
-def test_every_workspace_scoped_statement_carries_the_workspace_filter(sqlite_store, fast_hasher) -> None:
+def test_every_workspace_scoped_statement_carries_the_workspace_filter(sqlite_store, fast_hasher, tmp_path) -> None:
     statements: list[str] = []
     for conn in sqlite_store._all:  # noqa: SLF001 - tracing the real connections
         conn.set_trace_callback(statements.append)
@@ -83,6 +84,7 @@ def test_every_workspace_scoped_statement_carries_the_workspace_filter(sqlite_st
     exercise_review(svc, ws)
     exercise_types_query_and_collections(svc, ws)
     exercise_capture_and_device_login(svc, ws)
+    exercise_imports(svc, ws, tmp_path)
     with sqlite_store.write(ws.id) as tx:
         tx.lexical_search("words")
         tx.changes()
@@ -238,3 +240,31 @@ def exercise_capture_and_device_login(svc, ws) -> None:
     logins.pending(started.user_code)
     logins.decide(ws.owner, started.user_code, approve=True)
     logins.poll(started.device_code)
+
+
+def exercise_imports(svc, ws, tmp_path) -> None:
+    """An import run here (ids, titles, attachments, a Notion type, the ledger), a retry, and an upload
+    from announcement to the background run, its status, ledger pages and a cancel."""
+    from fastpad.importers.service import ImportService
+    from fastpad.knowledge.types import TypeService
+    from tests.importers.fixtures import NOTION, OBSIDIAN, write_tree, zip_tree
+
+    imports = ImportService(svc.store, svc.notes, TypeService(svc.store, clock=svc.clock),
+                            spool_dir=tmp_path / "spool", clock=svc.clock)
+    vault = write_tree(tmp_path / "vault", OBSIDIAN)
+    done = imports.run(ws.owner, vault)
+    imports.run(ws.owner, vault)
+    imports.run(ws.owner, write_tree(tmp_path / "notion", NOTION))
+    page = imports.ledger(ws.owner, done.id, limit=2)
+    imports.ledger(ws.owner, done.id, cursor=page.next_cursor)
+    attachment = next(r for r in page.items + imports.ledger(ws.owner, done.id, limit=100).items
+                      if r.status == "stored").detail.rsplit("/", 1)[-1]
+    imports.attachment(ws.owner, attachment)
+    data = zip_tree(tmp_path / "up.zip", {"a.md": "uploaded"}).read_bytes()
+    upload = imports.begin_upload(ws.owner, size=len(data), label="up.zip")
+    imports.append(ws.owner, upload.id, offset=0, data=data[:10])
+    imports.append(ws.owner, upload.id, offset=10, data=data[10:])
+    imports.join(upload.id, timeout=30)
+    imports.status(ws.owner, upload.id)
+    waiting = imports.begin_upload(ws.owner, size=10)
+    imports.cancel(ws.owner, waiting.id)
