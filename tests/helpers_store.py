@@ -77,3 +77,20 @@ def edit_ops(store: Store, workspace_id: str, note_id: str, change) -> tuple[byt
     doc, frontier = client_copy(store, workspace_id, note_id)
     change(doc)
     return doc.export_updates(frontier), frontier
+
+
+def agent_propose(svc: Services, principal: Principal, note_id: str, ops: list[dict], *, key: str = "k1",
+                  review=None):
+    """An agent's change the way the spec allows it: a proposal through the review service
+    (``open_session`` → ``fetch_with_handles`` → ``propose``). An op may name ``"block": block_id``
+    instead of a handle; it is swapped for that block's handle. With an auto-apply token the
+    turn lands at once (unreviewed) and is listed on Agent activity. Returns the turn."""
+    from fastpad.review.service import ReviewService
+
+    review = review or ReviewService(svc.store, b"r" * 32, svc.notes, clock=svc.clock)
+    session = review.open_session(principal)
+    fetched = review.fetch_with_handles(principal, session, note_id)
+    handles = {b.id: b.handle for b in fetched.blocks}
+    resolved = [{("handle" if k == "block" else k): (handles[v] if k == "block" else v) for k, v in op.items()}
+                for op in ops]
+    return review.propose(principal, session, note_id, resolved, fetched.frontier, key)

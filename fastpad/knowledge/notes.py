@@ -295,11 +295,12 @@ class NoteService:
         malformed, or a block without a unique ULID), leaving everything as it was.
         """
         principal.require(NOTES_WRITE)
-        if principal.kind == "agent" and not principal.auto_apply:
-            # Spec, Agents › Proposals, not writes: an agent's direct edit needs an auto-apply grant.
+        if principal.kind == "agent":
+            # Spec, Agents › Proposals, not writes: "If you are an agent, do not use this route."
             raise PolicyDenied(
-                detail="an agent changes a note by proposing; direct edits need a token with auto-apply",
-                extra={"reason": "auto_apply_required"},
+                detail=("an agent changes a note only by proposing (fastpad_propose); with an auto-apply "
+                        "token the proposal lands at once, stays unreviewed, and is listed on Agent activity"),
+                extra={"reason": "agents_propose"},
                 next_call="fastpad_propose",
             )
         if not isinstance(ops, (bytes, bytearray)):
@@ -345,10 +346,13 @@ class NoteService:
         """Give the note a new title. Links keep resolving: the old title becomes
         an alias, and links waiting for the new title resolve to this note."""
         principal.require(NOTES_WRITE)
-        if principal.kind == "agent" and not principal.auto_apply:
+        if principal.kind == "agent":
+            # A title is prose, and an agent changes prose only through proposals. The review ops
+            # have no rename, so an agent (auto-apply or not) cannot rename; a person does.
             raise PolicyDenied(
-                detail="an agent changes a note by proposing; direct edits need a token with auto-apply",
-                extra={"reason": "auto_apply_required"},
+                detail=("an agent changes a note only by proposing (fastpad_propose), and proposals cannot "
+                        "rename a note; ask a person to rename it"),
+                extra={"reason": "agents_propose"},
                 next_call="fastpad_propose",
             )
         if not isinstance(title, str) or not title.strip():

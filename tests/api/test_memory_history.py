@@ -2,25 +2,26 @@
 
 from __future__ import annotations
 
-import base64
 import secrets
 
-from fastpad.notes import NoteDocument, new_id
+from fastpad.notes import new_id
 from tests.api.helpers import assert_problem
 
 
 def test_block_history_names_the_last_writer(owner, server) -> None:
     note = owner.post("/v1/notes", json={"title": "H", "blocks": [{"text": "first"}, {"text": "second"}]}).json()
     target = note["blocks"][1]["id"]
-    bot = server.mint("notes:read,notes:write", "--auto-apply", "--label", "http-bot")
-    # The agent edits the second block: a real Loro update built on the note's state as the server holds it.
-    state = owner.get(f"/v1/notes/{note['id']}/updates")
-    doc, frontier = NoteDocument.load(state.content), state.headers["x-fastpad-frontier"]
-    doc.replace_text(target, "second, by the bot")
+    bot = server.mint("notes:read,notes:propose", "--auto-apply", "--label", "http-bot")
+    # The agent edits the second block the way agents write: a proposal, which its auto-apply token lands at once.
     with server.client(bot["token"]) as client:
-        ops = base64.b64encode(doc.export_updates(frontier)).decode()
-        applied = client.post(f"/v1/notes/{note['id']}/ops", json={"ops": ops, "expectedFrontier": frontier})
-        assert applied.status_code == 200, applied.text
+        session = {"x-fastpad-session": client.post("/v1/agent-sessions").json()["session"]}
+        read = client.get(f"/v1/notes/{note['id']}/handles", headers=session).json()
+        handle = next(b["handle"] for b in read["blocks"] if b["id"] == target)
+        proposed = client.post(f"/v1/notes/{note['id']}/proposals", headers=session, json={
+            "ops": [{"op": "replace_block", "handle": handle, "text": "second, by the bot"}],
+            "expected_frontier": read["frontier"], "idempotency_key": f"hist-{note['id']}"})
+        assert proposed.status_code == 201, proposed.text
+        assert proposed.json()["authority"] == "auto_apply"
         agent_block = client.get(f"/v1/notes/{note['id']}/blocks/{target}").json()
     person_block = owner.get(f"/v1/notes/{note['id']}/blocks/{note['blocks'][0]['id']}").json()
 

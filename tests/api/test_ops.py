@@ -110,7 +110,7 @@ def test_malformed_ops_and_frontiers_are_422(owner, server):
     assert assert_problem(missing, 422, "validation-failed", server.base_url)["field_errors"][0]["field"] == "expectedFrontier"
 
 
-def test_agents_need_auto_apply_to_write_ops_and_their_text_stays_unreviewed(owner, client_copy, server):
+def test_agents_never_write_ops_they_propose_and_auto_applied_text_stays_unreviewed(owner, client_copy, server):
     note = _note(owner, "human words")
     block_id = note["blocks"][0]["id"]
     doc, frontier = client_copy(note["id"])
@@ -119,9 +119,20 @@ def test_agents_need_auto_apply_to_write_ops_and_their_text_stays_unreviewed(own
     plain = server.mint("notes:read,notes:write", "--label", "tests: agent")
     with server.client(plain["token"]) as agent:
         assert_problem(agent.post(f"/v1/notes/{note['id']}/ops", json=body), 403, "policy-denied", server.base_url)
-    auto = server.mint("notes:read,notes:write", "--auto-apply", "--label", "tests: auto agent")
+    auto = server.mint("notes:read,notes:write,notes:propose", "--auto-apply", "--label", "tests: auto agent")
     with server.client(auto["token"]) as agent:
-        assert agent.post(f"/v1/notes/{note['id']}/ops", json=body).status_code == 200
+        refused = assert_problem(agent.post(f"/v1/notes/{note['id']}/ops", json=body), 403, "policy-denied",
+                                 server.base_url)
+        assert refused["reason"] == "agents_propose" and refused["next"] == "fastpad_propose"
+        assert owner.get(f"/v1/notes/{note['id']}").json()["blocks"][0]["text"] == "human words"
+        # The auto-apply token's proposal is how its words land: at once, and listed on Agent activity.
+        session = {"x-fastpad-session": agent.post("/v1/agent-sessions").json()["session"]}
+        read = agent.get(f"/v1/notes/{note['id']}/handles", headers=session).json()
+        proposed = agent.post(f"/v1/notes/{note['id']}/proposals", headers=session, json={
+            "ops": [{"op": "replace_block", "handle": read["blocks"][0]["handle"], "text": "agent words"}],
+            "expected_frontier": read["frontier"], "idempotency_key": str(uuid.uuid4())})
+        assert proposed.status_code == 201, proposed.text
+        assert (proposed.json()["status"], proposed.json()["authority"]) == ("accepted", "auto_apply")
     block = owner.get(f"/v1/notes/{note['id']}").json()["blocks"][0]
     assert (block["text"], block["origin"], block["review_state"]) == ("agent words", "agent_written", "unreviewed")
 

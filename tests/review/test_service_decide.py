@@ -10,6 +10,8 @@ import pytest
 from fastpad.errors import ApprovalNotPermitted, Conflict, NotFound, PolicyDenied, ValidationFailed
 from fastpad.notes.ids import new_id
 
+from tests.helpers_store import edit_ops
+
 from .conftest import PUBLIC_URL, Agent, Env
 
 ALL_BUT_ACCEPT = "notes:read,notes:propose,notes:write,notes:delete,search:read,graph:read,schema:write,export"
@@ -345,6 +347,28 @@ def test_auto_apply_lands_at_once_unreviewed_forever_and_is_listed(env: Env) -> 
     assert env.review.activity(env.owner) == []
     assert states(env, note)[0][2] == "unreviewed"  # the cost of auto-apply stays visible in the data
     assert [e.action for e in env.review.audit_log(env.owner)] == ["propose", "auto_apply", "mark_reviewed"]
+
+
+def test_an_auto_apply_agent_writes_only_by_proposing_and_every_write_is_on_agent_activity(env: Env) -> None:
+    note = env.note("First.", "Second.")
+    # Even holding notes:write and auto-apply, an agent's direct write (ops or rename) is refused.
+    agent = env.agent("notes:read,notes:write,notes:propose", auto_apply=True)
+    ops, frontier = edit_ops(env.svc.store, env.ws.id, note, lambda doc: doc.replace_text(doc.blocks()[0].id, "Sneaky."))
+    with pytest.raises(PolicyDenied) as refused:
+        env.svc.notes.apply_ops(agent.principal, note, ops=ops, peer_id="bot", expected_frontier=frontier)
+    assert (refused.value.extra["reason"], refused.value.next_call) == ("agents_propose", "fastpad_propose")
+    assert "Agent activity" in refused.value.detail
+    with pytest.raises(PolicyDenied) as renamed:
+        env.svc.notes.rename(agent.principal, note, "Renamed by a bot")
+    assert renamed.value.extra["reason"] == "agents_propose"
+    assert env.texts(note) == ["First.", "Second."] and env.svc.notes.get(env.owner, note).title == "A note"
+    assert env.review.activity(env.owner) == []
+    # The same agent's proposal lands at once, unreviewed, and is listed on Agent activity.
+    turn = proposal(env, agent, note)
+    assert turn.status == "accepted" and turn.authority == "auto_apply"
+    assert states(env, note)[0] == ("First, improved.", "agent_written", "unreviewed")
+    [item] = env.review.activity(env.owner)
+    assert item.turn.id == turn.id and item.turn.author_id == agent.principal.principal_id
 
 
 def test_a_person_rejects_and_nothing_ever_landed(env: Env) -> None:

@@ -10,7 +10,7 @@ from fastpad.errors import InsufficientScope, NotFound
 from fastpad.knowledge.history import HistoryService
 from fastpad.notes import Block, new_id
 from fastpad.store import Actor, NoteWrite
-from tests.helpers_store import edit_ops
+from tests.helpers_store import agent_propose, edit_ops
 
 
 @pytest.fixture
@@ -46,9 +46,8 @@ def test_an_agent_auto_apply_is_the_agent_s_unreviewed_block_and_leaves_the_rest
     kept, changed = (b["id"] for b in note.blocks)
     written = svc.clock()
     svc.clock.advance(hours=1)
-    bot = token(svc, ws, ["notes:read", "notes:write"], auto_apply=True, label="summariser")
-    ops, frontier = edit_ops(svc.store, ws.id, note.id, lambda d: d.replace_text(changed, "the bot's words"))
-    svc.notes.apply_ops(bot, note.id, ops=ops, peer_id="2", expected_frontier=frontier)
+    bot = token(svc, ws, ["notes:read", "notes:propose"], auto_apply=True, label="summariser")
+    agent_propose(svc, bot, note.id, [{"op": "replace_block", "block": changed, "text": "the bot's words"}])
 
     state = history.block(bot, note.id, changed)
     assert (state.text, state.origin, state.review_state) == ("the bot's words", "agent_written", "unreviewed")
@@ -60,11 +59,10 @@ def test_an_agent_auto_apply_is_the_agent_s_unreviewed_block_and_leaves_the_rest
 
 
 def test_a_review_changes_the_state_but_not_the_author(svc, ws, history) -> None:
-    bot = token(svc, ws, ["notes:read", "notes:write"], auto_apply=True, label="bot")
+    bot = token(svc, ws, ["notes:read", "notes:propose"], auto_apply=True, label="bot")
     note = svc.notes.create(ws.owner, blocks=[Block(None, "paragraph", "x")])
     block_id = note.blocks[0]["id"]
-    ops, frontier = edit_ops(svc.store, ws.id, note.id, lambda d: d.replace_text(block_id, "agent text"))
-    svc.notes.apply_ops(bot, note.id, ops=ops, peer_id="3", expected_frontier=frontier)
+    agent_propose(svc, bot, note.id, [{"op": "replace_block", "block": block_id, "text": "agent text"}])
     written = svc.clock()
     svc.clock.advance(minutes=10)
     # A person marks it reviewed: same content, new review state, through the write path.

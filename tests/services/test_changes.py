@@ -12,7 +12,7 @@ import pytest
 from fastpad.errors import InsufficientScope, ValidationFailed
 from fastpad.knowledge.changes import ChangeFeedService, decode_cursor, encode_cursor
 from fastpad.notes import Block
-from tests.helpers_store import edit_ops
+from tests.helpers_store import agent_propose, edit_ops
 
 
 @pytest.fixture
@@ -57,12 +57,15 @@ def test_each_change_says_what_changed_and_who_changed_it(svc, ws, feed) -> None
 
 def test_an_agent_write_is_attributed_to_the_agent_and_its_token(svc, ws, feed) -> None:
     note = svc.notes.create(ws.owner, blocks=[Block(None, "paragraph", "hello")])
-    bot = agent(svc, ws, scopes=("notes:read", "notes:write"), auto_apply=True)
+    bot = agent(svc, ws, scopes=("notes:read", "notes:propose"), auto_apply=True)
     block_id = note.blocks[0]["id"]
-    ops, frontier = edit_ops(svc.store, ws.id, note.id, lambda d: d.replace_text(block_id, "hello from a bot"))
-    svc.notes.apply_ops(bot, note.id, ops=ops, peer_id="9", expected_frontier=frontier)
-    last = everything(feed, bot)[-1]
-    assert (last.kind, last.actor_kind, last.actor_id, last.token_id) == ("ops", "agent", bot.principal_id, bot.token_id)
+    turn = agent_propose(svc, bot, note.id, [{"op": "replace_block", "block": block_id, "text": "hello from a bot"}])
+    agent_changes = [c for c in everything(feed, bot) if c.actor_kind == "agent"]
+    assert agent_changes, "the auto-applied proposal is in the feed"
+    assert {(c.actor_kind, c.actor_id, c.token_id) for c in agent_changes} == {
+        ("agent", bot.principal_id, bot.token_id)}
+    assert any(c.subject_id == turn.id for c in agent_changes)
+    assert any(block_id in (c.block_ids or ()) for c in agent_changes), "the landing names the block it changed"
 
 
 def test_a_big_write_lists_the_first_hundred_blocks_and_counts_them_all(svc, ws, feed) -> None:

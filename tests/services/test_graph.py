@@ -21,7 +21,7 @@ from fastpad.notes import Block, NoteDocument, NoteMeta, new_id
 from fastpad.security.principals import Principal
 from fastpad.store import Actor, NoteWrite
 from fastpad.store.links import LinkRow
-from tests.helpers_store import edit_ops
+from tests.helpers_store import agent_propose, edit_ops
 
 READ_WRITE = ["notes:read", "notes:write", "graph:read"]
 
@@ -183,7 +183,11 @@ def test_rename_validates_and_respects_who_may_write(svc, ws, graph) -> None:
     with pytest.raises(PolicyDenied):
         svc.notes.rename(agent(svc, ws), beta.id, "Hijacked")
     other = note(svc, ws.owner, "Other")
-    with pytest.raises(NotFound):
+    # A title is prose, and proposals cannot rename: no agent renames, even with auto-apply.
+    with pytest.raises(PolicyDenied) as refused:
+        svc.notes.rename(agent(svc, ws, auto_apply=True), beta.id, "Auto-applied")
+    assert (refused.value.extra["reason"], refused.value.next_call) == ("agents_propose", "fastpad_propose")
+    with pytest.raises(PolicyDenied):
         svc.notes.rename(agent(svc, ws, auto_apply=True, note_ids=[other.id]), beta.id, "Elsewhere")
     assert svc.notes.get(ws.owner, beta.id).title == "Beta"
 
@@ -234,13 +238,12 @@ def test_links_in_agent_text_are_inferred_until_a_person_accepts_the_block(svc, 
 
 def test_a_promoted_text_link_stays_asserted_while_its_text_does(svc, ws, graph) -> None:
     note(svc, ws.owner, "Target")
-    bot = agent(svc, ws, auto_apply=True)
+    bot = agent(svc, ws, scopes=[*READ_WRITE, "notes:propose"], auto_apply=True)
     written = note(svc, bot, "Bot note", "see [[Target]]")
     (edge,) = graph.links(ws.owner, written.id).outgoing
     graph.promote(ws.owner, edge.id)
     block_id = written.blocks[0]["id"]
-    ops, frontier = edit_ops(svc.store, ws.id, written.id, lambda d: d.replace_text(block_id, "see [[Target]]!"))
-    svc.notes.apply_ops(bot, written.id, ops=ops, peer_id="3", expected_frontier=frontier)
+    agent_propose(svc, bot, written.id, [{"op": "replace_block", "block": block_id, "text": "see [[Target]]!"}])
     (after,) = graph.links(ws.owner, written.id).outgoing
     assert (after.id, after.status, after.evidence.text) == (edge.id, "asserted", "see [[Target]]!")
 

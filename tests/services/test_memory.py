@@ -8,7 +8,7 @@ from fastpad.errors import Conflict, InsufficientScope, NotFound, ValidationFail
 from fastpad.knowledge.changes import ChangeFeedService
 from fastpad.knowledge.memory import MemoryService
 from fastpad.notes import Block, new_id
-from tests.helpers_store import edit_ops
+from tests.helpers_store import agent_propose
 
 
 @pytest.fixture
@@ -59,9 +59,8 @@ def test_a_topic_is_found_by_name_in_any_case_or_by_note_id(svc, ws, memory) -> 
 def test_an_agent_s_summary_skips_text_below_its_trust_floor(svc, ws, memory) -> None:
     n = note(svc, ws, "Facts", "placeholder", "Established by a person.")
     first = n.blocks[0]["id"]
-    bot = token(svc, ws, ["notes:read", "notes:write"], auto_apply=True)
-    ops, frontier = edit_ops(svc.store, ws.id, n.id, lambda d: d.replace_text(first, "Unreviewed agent claim."))
-    svc.notes.apply_ops(bot, n.id, ops=ops, peer_id="4", expected_frontier=frontier)
+    bot = token(svc, ws, ["notes:read", "notes:propose"], auto_apply=True)
+    agent_propose(svc, bot, n.id, [{"op": "replace_block", "block": first, "text": "Unreviewed agent claim."}])
     memory.designate(ws.owner, n.id)
 
     assert memory.index(ws.owner).topics[0].summary == "Unreviewed agent claim."  # a person reads at floor "all"

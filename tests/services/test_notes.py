@@ -15,7 +15,7 @@ from fastpad.errors import (
 )
 from fastpad.notes import Block, NoteDocument, UpdateLimits, is_ulid, parse_markdown
 from fastpad.knowledge.notes import NoteService
-from tests.helpers_store import client_copy, edit_ops
+from tests.helpers_store import agent_propose, client_copy, edit_ops
 
 MARKDOWN = """---
 title: Trip plan
@@ -89,12 +89,13 @@ def test_ops_apply_and_restamp_only_changed_blocks(svc, ws) -> None:
     note = svc.notes.create(ws.owner, blocks=[Block(None, "paragraph", t) for t in ("keep me", "change me")])
     keep, change = (b["id"] for b in note.blocks)
     agent = svc.tokens.authenticate(
-        svc.tokens.create(ws.id, scopes=["notes:read", "notes:write"], auto_apply=True)[0])
-    ops, frontier = edit_ops(svc.store, ws.id, note.id, lambda d: d.replace_text(change, "changed by a bot"))
-    result = svc.notes.apply_ops(agent, note.id, ops=ops, peer_id="42", expected_frontier=frontier)
-    assert result.frontier != frontier and result.note_id == note.id
+        svc.tokens.create(ws.id, scopes=["notes:read", "notes:propose"], auto_apply=True)[0])
+    frontier = note.frontier
+    # An agent writes by proposing; an auto-apply token's proposal lands at once.
+    turn = agent_propose(svc, agent, note.id, [{"op": "replace_block", "block": change, "text": "changed by a bot"}])
+    assert turn.note_id == note.id and turn.landed_block_ids == (change,)
     view = svc.notes.get(ws.owner, note.id)
-    assert view.frontier == result.frontier
+    assert view.frontier != frontier
     by_id = {b["id"]: b for b in view.blocks}
     assert (by_id[keep]["origin"], by_id[keep]["review_state"]) == ("human_typed", "human_accepted")
     assert (by_id[change]["origin"], by_id[change]["review_state"]) == ("agent_written", "unreviewed")
