@@ -92,6 +92,7 @@ def create_app(deployment: Any, *, base_url: str, limits: Limits | None = None) 
     for router in (changes.router, block_history.router, calendar.router, memory.router):  # feed, history, …
         app.include_router(router)
     app.include_router(imports.router)  # imports (upload, status, ledger, cancel) and their attachments
+    mcp.mount(app)  # POST /mcp: the agent tools (fastpad/mcp), in this app's lifespan
 
     def render(error: FastpadError, scope: Scope) -> Any:
         return problems.problem_response(error, base_url, instance=scope.get("path"), close=True)

@@ -38,6 +38,7 @@ COMMANDS: dict[str, str] = {
     "commands": "fastpad.cli.commands.command_list:commands",
     "login": "fastpad.cli.commands.login:login",
     "import": "fastpad.cli.commands.importing:import_",
+    "mcp": "fastpad.cli.commands.mcp:mcp",
     # operator commands: act on a data directory, no server needed
     "init": "fastpad.cli.commands.init:init",
     "serve": "fastpad.cli.commands.serve:serve",

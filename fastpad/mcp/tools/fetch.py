@@ -1,0 +1,74 @@
+"""``fastpad_fetch``: up to 20 notes as canonical Markdown (a ``{#ULID}`` anchor after every
+block), or a structural digest with no prose. ``with_handles`` reads through
+``ReviewService.fetch_with_handles``: each block's anchor handle (bound to this session,
+credential, note and version; five minutes) and the frontier a proposal is made against."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from fastpad.errors import NotFound
+from fastpad.mcp import schemas as s
+from fastpad.mcp.tool import Call, NoteBody, ToolOutput, ToolSpec
+from fastpad.mcp.tools.limits import FETCH_MAX_NOTES
+from fastpad.security.scopes import NOTES_READ
+
+
+def run(call: Call) -> ToolOutput:
+    args = call.args
+    digest = args.get("mode") == "digest"
+    notes: list[NoteBody] = []
+    missing: list[str] = []
+    first_missing: NotFound | None = None
+    for note_id in dict.fromkeys(args["note_ids"]):
+        try:
+            notes.append(_read(call, note_id, digest=digest, with_handles=args.get("with_handles", False)))
+        except NotFound as error:
+            missing.append(note_id)
+            first_missing = first_missing or error
+    if not notes and first_missing is not None:
+        raise first_missing
+    data: dict[str, Any] = {"missing": missing} if missing else {}
+    return ToolOutput(data, key="notes", notes=notes)
+
+
+def _read(call: Call, note_id: str, *, digest: bool, with_handles: bool) -> NoteBody:
+    members: dict[str, Any] = {}
+    if with_handles:
+        fetched = call.deployment.review.fetch_with_handles(call.principal, call.session, note_id)
+        blocks = [{"id": b.id, "type": b.type, "text": b.text, "attrs": b.attrs, "origin": b.origin,
+                   "review_state": b.review_state} for b in fetched.blocks]
+        handles = {b.id: b.handle for b in fetched.blocks}
+        members["handles_expire_at"] = fetched.handles_expire_at.isoformat()
+        title, frontier, types, properties = fetched.title, fetched.frontier, fetched.types, fetched.properties
+        read: list[tuple[str, str]] = []  # fetch_with_handles recorded the read itself
+    else:
+        view = call.deployment.notes.get(call.principal, note_id)
+        blocks, handles = view.blocks, None
+        title, frontier, types, properties = view.title, view.frontier, view.types, view.properties
+        read = [(b["id"], b["text"]) for b in view.blocks]
+    if digest:
+        members.update({"types": list(types), "properties": dict(properties)})
+        read = []  # a digest carries no prose to copy
+    return NoteBody(note_id, title, blocks, frontier=frontier, types=tuple(types), properties=properties,
+                    handles=handles, members=members, read=read, digest=digest)
+
+
+TOOL = ToolSpec(
+    name="fastpad_fetch",
+    title="Read notes",
+    description=f"Read up to {FETCH_MAX_NOTES} notes as Markdown with a {{#blockId}} anchor after each block, or "
+                "mode digest: structure only (block ids, types, sizes, headings). with_handles: true adds each "
+                "block's handle and the frontier, which fastpad_propose needs (handles expire in 5 minutes).",
+    scopes=(NOTES_READ,),
+    input_schema=s.inputs({
+        "session": s.SESSION,
+        "note_ids": s.array(s.STR, minItems=1, maxItems=FETCH_MAX_NOTES),
+        "mode": s.enum("markdown", "digest"),
+        "with_handles": s.BOOL,
+        "floor": s.FLOOR,
+        "cursor": s.CURSOR,
+    }, "session", "note_ids"),
+    output_schema=s.outputs({"notes": s.array(s.OBJ), "missing": s.STRS, **s.BUDGET}, "notes"),
+    run=run,
+)

@@ -1,0 +1,97 @@
+"""``fastpad_propose``: the only write. Ops against one note, addressed by anchor handle,
+become a durable proposal (a turn) with a review URL (``ReviewService.propose``).
+
+A redaction placeholder (``[redacted:rule:fingerprint]``) in proposed text is refused
+(``validation-failed``, code ``redacted_placeholder``), never written and never
+restored: the agent only ever saw the placeholder, so accepting text that carries it
+would replace the person's real secret with the mask, and restoring the secret
+server-side would have the server write, on the agent's say-so, a value the agent was
+never shown (one from another note, even). An agent edits around a secret — the other
+blocks, or a new block — or hands the change to a person.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from fastpad.errors import FieldError, ValidationFailed
+from fastpad.mcp import schemas as s
+from fastpad.mcp.tool import Call, ToolOutput, ToolSpec
+from fastpad.mcp.tools.turn_views import diff_views, turn_view
+from fastpad.outbound.secrets import PLACEHOLDER_RE
+from fastpad.review.ops import MAX_OPS, OP_KINDS
+from fastpad.security.principals import Principal
+from fastpad.security.scopes import NOTES_PROPOSE
+
+
+def run(call: Call) -> ToolOutput:
+    args = call.args
+    refuse_placeholders(args["ops"])
+    turn = call.deployment.review.propose(
+        call.principal, call.session, args["note_id"], args["ops"], args["expected_frontier"],
+        args["idempotency_key"], dry_run=args.get("dry_run", False),
+        source_block_ids=args.get("source_block_ids", ()),
+    )
+    if turn.dry_run:
+        next_call = "fastpad_propose again without dry_run to store it for review"
+    elif turn.authority:
+        next_call = "it landed under auto-apply; a person can review or revert it on the Agent activity page"
+    else:
+        next_call = "hand turn.review_url to a person; fastpad_turn with action status shows where it stands"
+    return ToolOutput({"turn": turn_view(turn), "next": next_call}, key="diffs", items=diff_views(turn),
+                      item_id=lambda diff: diff["block_id"], notice=True)
+
+
+def refuse_placeholders(ops: list[Any]) -> None:
+    """``validation-failed`` naming every op field that carries a redaction placeholder."""
+    errors = [
+        FieldError(f"ops[{i}].{key}", "redacted_placeholder",
+                   "carries a redaction placeholder; leave the secret's block as it is and propose around it")
+        for i, op in enumerate(ops) if isinstance(op, dict)
+        for key, value in op.items() if isinstance(value, str) and PLACEHOLDER_RE.search(value)
+    ]
+    if errors:
+        raise ValidationFailed(
+            detail="Proposed text carries a redaction placeholder. The placeholder stands for a secret you were "
+                   "never shown; writing it would replace the person's real value.",
+            field_errors=errors,
+            next_call="fastpad_propose without the placeholder: change other blocks, or ask a person to edit it",
+        )
+
+
+_OP = s.obj({
+    "op": s.enum(*OP_KINDS),
+    "handle": s.desc(s.NULLABLE_STR, "from fastpad_fetch with_handles; null: note start (insert_after) or end"),
+    "text": s.STR, "type": s.desc(s.STR, "block or edge type"), "attrs": s.OBJ,
+    "source_block_ids": s.STRS,
+    "to_note_id": s.STR, "to_block_id": s.STR, "evidence": s.STR,
+    "title": s.STR, "start": s.STR, "end": s.STR, "location": s.STR, "event_id": s.STR,
+}, "op")
+
+
+def _destructive(principal: Principal) -> bool:
+    return principal.auto_apply  # an auto-apply token's prose lands at once, deletions included
+
+
+TOOL = ToolSpec(
+    name="fastpad_propose",
+    title="Propose an edit",
+    description="The only write: ops on one note become a proposal a person reviews; returns its review_url to "
+                "hand over. Prose ops (insert_after, insert_before, replace_block, delete) address blocks by handle; "
+                "add_edge, add_event, move_event always wait for a person. dry_run validates and diffs only. Cite "
+                "what you drew on in source_block_ids; never paste text from another note.",
+    scopes=(NOTES_PROPOSE,),
+    input_schema=s.inputs({
+        "session": s.SESSION,
+        "note_id": s.STR,
+        "ops": s.array(_OP, minItems=1, maxItems=MAX_OPS),
+        "expected_frontier": s.desc(s.STR, "the frontier fastpad_fetch returned"),
+        "idempotency_key": s.desc(s.STR, "required; retry a dropped call with the same key"),
+        "dry_run": s.BOOL,
+        "source_block_ids": s.STRS,
+    }, "session", "note_id", "ops", "expected_frontier", "idempotency_key"),
+    output_schema=s.outputs({"turn": s.OBJ, "diffs": s.array(s.OBJ), "next": s.STR, **s.BUDGET}, "turn"),
+    run=run,
+    read_only=lambda principal: False,
+    destructive=_destructive,
+)
