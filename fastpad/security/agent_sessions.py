@@ -25,26 +25,20 @@ token never becomes a ``Principal``), so a session dies with its token.
 
 from __future__ import annotations
 
-import base64
-import binascii
-import hashlib
-import hmac
 import secrets
 import struct
 from dataclasses import dataclass
 from datetime import datetime, timedelta, timezone
 
 from fastpad.errors import FieldError, ValidationFailed
+from fastpad.security.sealed import SealedFormat
 
 PREFIX = "as1."
 SESSION_TTL = timedelta(hours=12)
-MIN_SECRET_BYTES = 32
 MAX_SESSION_CHARS = 96
 
-_VERSION = b"as1"
 _PAYLOAD = struct.Struct(">I12s")  # expires, nonce
-_TAG_BYTES = 16
-_RAW_BYTES = _PAYLOAD.size + _TAG_BYTES
+_FORMAT = SealedFormat(PREFIX, b"fastpad/agent-session/v1", _PAYLOAD, MAX_SESSION_CHARS)
 _RENEW = "fastpad_capabilities, then use the session it returns"
 
 
@@ -61,9 +55,7 @@ def mint_session(
     expires = int(_epoch(now) + ttl.total_seconds())
     if not 0 < expires < 2**32:
         raise ValueError("session expiry out of range")
-    payload = _PAYLOAD.pack(expires, secrets.token_bytes(12))
-    tag = _tag(_key(secret), payload, workspace_id, credential)
-    session_id = PREFIX + base64.urlsafe_b64encode(payload + tag).rstrip(b"=").decode("ascii")
+    session_id = _FORMAT.seal(secret, _PAYLOAD.pack(expires, secrets.token_bytes(12)), workspace_id, credential)
     return SessionClaims(session_id, datetime.fromtimestamp(expires, timezone.utc))
 
 
@@ -71,13 +63,10 @@ def open_session(
     secret: bytes, session_id: object, *, workspace_id: str, credential: str, now: datetime, field: str = "session"
 ) -> SessionClaims:
     """Verify ``session_id`` for this credential and workspace, or ``validation-failed``."""
-    raw = _decode(session_id)
-    if raw is None:
+    opened = _FORMAT.open(secret, session_id, workspace_id, credential)
+    if opened is None:
         raise _refused(field, "invalid_session", "This is not a session this credential holds.")
-    payload, tag = raw[: _PAYLOAD.size], raw[_PAYLOAD.size :]
-    if not hmac.compare_digest(tag, _tag(_key(secret), payload, workspace_id, credential)):
-        raise _refused(field, "invalid_session", "This is not a session this credential holds.")
-    expires, _nonce = _PAYLOAD.unpack(payload)
+    expires, _nonce = opened
     if _epoch(now) >= expires:
         raise _refused(field, "session_expired", "The session has expired.")
     assert isinstance(session_id, str)
@@ -85,38 +74,6 @@ def open_session(
 
 
 # -- internals ---------------------------------------------------------------------------
-
-
-def _key(secret: bytes) -> bytes:
-    if not isinstance(secret, (bytes, bytearray)) or len(secret) < MIN_SECRET_BYTES:
-        raise ValueError(f"the session secret must be at least {MIN_SECRET_BYTES} bytes")
-    return hmac.new(bytes(secret), b"fastpad/agent-session/v1", hashlib.sha256).digest()
-
-
-def _tag(key: bytes, payload: bytes, workspace_id: str, credential: str) -> bytes:
-    mac = hmac.new(key, _VERSION, hashlib.sha256)
-    for part in (workspace_id, credential):
-        encoded = str(part).encode("utf-8")
-        mac.update(struct.pack(">I", len(encoded)))
-        mac.update(encoded)
-    mac.update(payload)
-    return mac.digest()[:_TAG_BYTES]
-
-
-def _decode(session_id: object) -> bytes | None:
-    if not isinstance(session_id, str) or len(session_id) > MAX_SESSION_CHARS or not session_id.startswith(PREFIX):
-        return None
-    body = session_id[len(PREFIX) :]
-    if not body.isascii() or "=" in body:
-        return None
-    try:
-        raw = base64.urlsafe_b64decode(body + "=" * (-len(body) % 4))
-    except (binascii.Error, ValueError):
-        return None
-    # One spelling per session: refuse non-canonical base64.
-    if len(raw) != _RAW_BYTES or base64.urlsafe_b64encode(raw).rstrip(b"=").decode("ascii") != body:
-        return None
-    return raw
 
 
 def _refused(field: str, code: str, message: str) -> ValidationFailed:

@@ -41,8 +41,6 @@ is ``stale-frontier``, refused rather than applied blind.
 
 from __future__ import annotations
 
-import base64
-import binascii
 import hashlib
 import hmac
 import struct
@@ -53,18 +51,16 @@ from datetime import datetime, timedelta, timezone
 from ulid import ULID
 
 from fastpad.errors import FieldError, HandleExpired, OutOfScope, StaleFrontier
+from fastpad.security.sealed import SealedFormat
 
 PREFIX = "h1."
 HANDLE_TTL = timedelta(minutes=5)
-MIN_SECRET_BYTES = 32
 # Anything longer is not one of ours; refuse before decoding.
 MAX_HANDLE_CHARS = 128
 
-_VERSION = b"h1"
-_TAG_BYTES = 16
 _DIGEST_BYTES = 16
 _PAYLOAD = struct.Struct(">I16s16s")  # expires, block id, frontier digest
-_RAW_BYTES = _PAYLOAD.size + _TAG_BYTES
+_FORMAT = SealedFormat(PREFIX, b"fastpad/anchor-handle/v1", _PAYLOAD, MAX_HANDLE_CHARS)
 _REFETCH = "fastpad_fetch with with_handles: true, then propose again with the new handles"
 
 
@@ -93,7 +89,6 @@ def mint_handle(
     ttl: timedelta = HANDLE_TTL,
 ) -> str:
     """A handle for ``block_id`` of ``note_id`` as read at ``frontier`` by this session and token."""
-    key = _key(secret)
     expires = int(_epoch(now) + ttl.total_seconds())
     if not 0 < expires < 2**32:
         raise ValueError("handle expiry out of range")
@@ -102,8 +97,7 @@ def mint_handle(
     except (ValueError, TypeError) as exc:
         raise ValueError(f"block id {block_id!r} is not a ULID") from exc
     payload = _PAYLOAD.pack(expires, block_bytes, frontier_digest(frontier))
-    tag = _tag(key, payload, session_id, token_id, note_id)
-    return PREFIX + base64.urlsafe_b64encode(payload + tag).rstrip(b"=").decode("ascii")
+    return _FORMAT.seal(secret, payload, session_id, token_id, note_id)
 
 
 def open_handle(
@@ -119,16 +113,12 @@ def open_handle(
 ) -> HandleClaims:
     """Verify ``handle`` for this caller and note. Raises ``OutOfScope`` (inert: foreign,
     tampered, malformed or revoked) or ``HandleExpired``. The frontier is the caller's to check."""
-    key = _key(secret)
-    raw = _decode(handle)
-    if raw is None:
-        raise _inert(field)
-    payload, tag = raw[: _PAYLOAD.size], raw[_PAYLOAD.size :]
-    if not hmac.compare_digest(tag, _tag(key, payload, session_id, token_id, note_id)):
+    opened = _FORMAT.open(secret, handle, session_id, token_id, note_id)
+    if opened is None:
         raise _inert(field)
     if is_token_revoked(token_id):
         raise _inert(field)
-    expires, block_bytes, digest = _PAYLOAD.unpack(payload)
+    expires, block_bytes, digest = opened
     if _epoch(now) >= expires:
         raise HandleExpired(
             detail="This anchor handle has expired (handles are valid for five minutes). "
@@ -172,39 +162,6 @@ def require_current_frontier(claims: HandleClaims, current_frontier: str, *, fie
 
 
 # -- internals ---------------------------------------------------------------------------
-
-
-def _key(secret: bytes) -> bytes:
-    if not isinstance(secret, (bytes, bytearray)) or len(secret) < MIN_SECRET_BYTES:
-        raise ValueError(f"the handle secret must be at least {MIN_SECRET_BYTES} bytes")
-    # Domain separation: the server secret may key other MACs too.
-    return hmac.new(bytes(secret), b"fastpad/anchor-handle/v1", hashlib.sha256).digest()
-
-
-def _tag(key: bytes, payload: bytes, session_id: str, token_id: str, note_id: str) -> bytes:
-    mac = hmac.new(key, _VERSION, hashlib.sha256)
-    for part in (session_id, token_id, note_id):
-        encoded = str(part).encode("utf-8")
-        mac.update(struct.pack(">I", len(encoded)))
-        mac.update(encoded)
-    mac.update(payload)
-    return mac.digest()[:_TAG_BYTES]
-
-
-def _decode(handle: object) -> bytes | None:
-    if not isinstance(handle, str) or len(handle) > MAX_HANDLE_CHARS or not handle.startswith(PREFIX):
-        return None
-    body = handle[len(PREFIX) :]
-    if not body.isascii() or "=" in body:
-        return None
-    try:
-        raw = base64.urlsafe_b64decode(body + "=" * (-len(body) % 4))
-    except (binascii.Error, ValueError):
-        return None
-    # One spelling per handle: reject non-canonical base64 (trailing bits set).
-    if len(raw) != _RAW_BYTES or base64.urlsafe_b64encode(raw).rstrip(b"=").decode("ascii") != body:
-        return None
-    return raw
 
 
 def _inert(field: str) -> OutOfScope:
