@@ -6,7 +6,7 @@ from fastapi import APIRouter, Request
 from starlette.responses import Response
 
 from fastpad.api.openapi import problems
-from fastpad.api.routes.notes import Authenticated, _json
+from fastpad.api.routes.common import Authenticated, json_response
 from fastpad.security.agents import AgentDirectory
 
 router = APIRouter(prefix="/v1", tags=["agents"])
@@ -17,6 +17,6 @@ router = APIRouter(prefix="/v1", tags=["agents"])
 def list_agents(request: Request, caller: Authenticated) -> Response:
     deployment = request.app.state.deployment
     if caller.elsewhere:
-        return _json({"items": []})
+        return json_response({"items": []})
     agents = AgentDirectory(deployment.store, deployment.tokens).list(caller.principal)
-    return _json({"items": [agent.as_dict() for agent in agents]})
+    return json_response({"items": [agent.as_dict() for agent in agents]})

@@ -14,7 +14,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from starlette.responses import Response
 
 from fastpad.api.openapi import problems
-from fastpad.api.routes.notes import Authenticated, ShapeChecked
+from fastpad.api.routes.common import Authenticated, ShapeChecked
 from fastpad.errors import ProviderNotConfigured
 from fastpad.security.scopes import NOTES_READ, SEARCH_READ
 

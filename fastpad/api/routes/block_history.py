@@ -10,7 +10,7 @@ from pydantic import BaseModel, Field
 from starlette.responses import Response
 
 from fastpad.api.openapi import problems
-from fastpad.api.routes.notes import Authenticated, _json, _nowhere
+from fastpad.api.routes.common import Authenticated, json_response, nowhere
 from fastpad.api.schemas import Ulid
 
 router = APIRouter(prefix="/v1", tags=["notes"])
@@ -50,5 +50,5 @@ def get_block(
     caller: Authenticated,
 ) -> Response:
     if caller.elsewhere:
-        raise _nowhere()
-    return _json(request.app.state.deployment.history.block(caller.principal, note_id, block_id).as_dict())
+        raise nowhere()
+    return json_response(request.app.state.deployment.history.block(caller.principal, note_id, block_id).as_dict())

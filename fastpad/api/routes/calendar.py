@@ -11,7 +11,7 @@ from pydantic import BaseModel, Field
 from starlette.responses import Response
 
 from fastpad.api.openapi import problems
-from fastpad.api.routes.notes import Authenticated, _json
+from fastpad.api.routes.common import Authenticated, json_response
 from fastpad.knowledge.calendar import MAX_EVENTS, MAX_WINDOW
 
 router = APIRouter(prefix="/v1", tags=["calendar"])
@@ -54,6 +54,6 @@ def calendar_window(
     end: Annotated[datetime, Query(description="ISO 8601 with an offset; after start")],
 ) -> Response:
     if caller.elsewhere:
-        return _json({"start": start.isoformat(), "end": end.isoformat(), "busy_only": True, "truncated": False,
+        return json_response({"start": start.isoformat(), "end": end.isoformat(), "busy_only": True, "truncated": False,
                       "busy": []})
-    return _json(request.app.state.deployment.calendar.window(caller.principal, start, end).as_dict())
+    return json_response(request.app.state.deployment.calendar.window(caller.principal, start, end).as_dict())

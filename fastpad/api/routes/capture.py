@@ -16,7 +16,7 @@ from starlette.responses import Response
 
 from fastpad.api.idempotency import key_from
 from fastpad.api.openapi import problems
-from fastpad.api.routes.notes import Authenticated, ShapeChecked, _json, _mutate
+from fastpad.api.routes.common import Authenticated, ShapeChecked, json_response, mutate
 from fastpad.api.schemas import IdempotencyKey
 from fastpad.errors import FieldError, ValidationFailed
 from fastpad.knowledge.capture import MAX_TEXT, MAX_TITLE, CaptureService
@@ -62,8 +62,8 @@ async def capture(request: Request, caller: Authenticated, body: CaptureIn, _sha
     def execute() -> Response:
         result = service.capture(caller.principal, text=body.text, key=key, title=body.title,
                                  properties=body.properties)
-        return _json(result.as_dict(), 200 if result.replayed else 201,
+        return json_response(result.as_dict(), 200 if result.replayed else 201,
                      {"location": f"/v1/notes/{result.note_id}"})
 
     fingerprint = body.model_dump(exclude={"idempotencyKey"})
-    return await _mutate(request, caller, key=key, fingerprint_body=fingerprint, execute=execute)
+    return await mutate(request, caller, key=key, fingerprint_body=fingerprint, execute=execute)

@@ -10,7 +10,7 @@ from pydantic import BaseModel, Field
 from starlette.responses import Response
 
 from fastpad.api.openapi import problems
-from fastpad.api.routes.notes import Authenticated, _json
+from fastpad.api.routes.common import Authenticated, json_response
 from fastpad.knowledge.changes import DEFAULT_LIMIT, MAX_LIMIT, MAX_WAIT_MS, encode_cursor
 
 router = APIRouter(prefix="/v1", tags=["changes"])
@@ -58,6 +58,6 @@ async def list_changes(
                                   "long and answer as soon as a change commits")] = 0,
 ) -> Response:
     if caller.elsewhere:
-        return _json({"items": [], "next_cursor": cursor or encode_cursor(0), "has_more": False})
+        return json_response({"items": [], "next_cursor": cursor or encode_cursor(0), "has_more": False})
     page = await request.app.state.deployment.changes.long_poll(caller.principal, cursor, limit, wait_ms)
-    return _json(page.as_dict())
+    return json_response(page.as_dict())

@@ -26,7 +26,7 @@ from starlette.responses import Response
 from fastpad.api.idempotency import key_from
 from fastpad.api.openapi import problems
 from fastpad.api.problems import UnsupportedMediaType, field_errors_from_validation
-from fastpad.api.routes.notes import Authenticated, ShapeChecked, _json, _media_type, _mutate, _nowhere
+from fastpad.api.routes.common import Authenticated, ShapeChecked, json_response, media_type, mutate, nowhere
 from fastpad.api.schemas import IdempotencyKey, Ulid
 from fastpad.errors import ValidationFailed
 from fastpad.importers.service import MAX_LEDGER_PAGE, MAX_PART_BYTES, MAX_UPLOAD_BYTES, ImportService
@@ -148,9 +148,9 @@ async def create_import(request: Request, caller: Authenticated, _shape: None = 
                         source: Annotated[Source | None, Query(include_in_schema=False)] = None,
                         name: Annotated[str, Query(max_length=255, include_in_schema=False)] = "") -> Response:
     if caller.elsewhere:
-        raise _nowhere()
+        raise nowhere()
     service = imports_service(request)
-    media = _media_type(request)
+    media = media_type(request)
     if media in ZIP_TYPES:
         data = await request.body()
         key = key_from(request, None)
@@ -158,10 +158,10 @@ async def create_import(request: Request, caller: Authenticated, _shape: None = 
         def upload() -> Response:
             view = service.begin_upload(caller.principal, size=len(data), source=source, label=name)
             view = service.append(caller.principal, view.id, offset=0, data=data) if data else view
-            return _json(_out(view), 202, _location(view))
+            return json_response(_out(view), 202, _location(view))
 
         fingerprint = {"sha256": hashlib.sha256(data).hexdigest(), "source": source, "name": name}
-        return await _mutate(request, caller, key=key, fingerprint_body=fingerprint, execute=upload)
+        return await mutate(request, caller, key=key, fingerprint_body=fingerprint, execute=upload)
     if media != "application/json":
         raise UnsupportedMediaType(detail="send JSON to announce an upload, or the zip itself as application/zip")
     try:
@@ -173,9 +173,9 @@ async def create_import(request: Request, caller: Authenticated, _shape: None = 
 
     def announce() -> Response:
         view = service.begin_upload(caller.principal, size=body.size, source=body.source, label=body.name)
-        return _json(_out(view), 201, _location(view))
+        return json_response(_out(view), 201, _location(view))
 
-    return await _mutate(request, caller, key=key, fingerprint_body=body.model_dump(exclude={"idempotencyKey"}),
+    return await mutate(request, caller, key=key, fingerprint_body=body.model_dump(exclude={"idempotencyKey"}),
                          execute=announce)
 
 
@@ -192,15 +192,15 @@ async def create_import(request: Request, caller: Authenticated, _shape: None = 
 async def put_archive_part(request: Request, import_id: ImportId, caller: Authenticated,
                            offset: Annotated[int, Query(ge=0, le=MAX_UPLOAD_BYTES)]) -> Response:
     if caller.elsewhere:
-        raise _nowhere()
+        raise nowhere()
     service = imports_service(request)
     data = await request.body()
 
     def write() -> Response:
         view = service.append(caller.principal, import_id, offset=offset, data=data)
-        return _json(_out(view), 200 if view.status == "uploading" else 202, _location(view))
+        return json_response(_out(view), 200 if view.status == "uploading" else 202, _location(view))
 
-    return await _mutate(request, caller, key=None, fingerprint_body={}, execute=write)
+    return await mutate(request, caller, key=None, fingerprint_body={}, execute=write)
 
 
 @router.get("/imports/{import_id}", response_model=ImportOut,
@@ -208,8 +208,8 @@ async def put_archive_part(request: Request, import_id: ImportId, caller: Authen
             responses=problems(_404="not-found"))
 def get_import(request: Request, import_id: ImportId, caller: Authenticated) -> Response:
     if caller.elsewhere:
-        raise _nowhere()
-    return _json(_out(imports_service(request).status(caller.principal, import_id)))
+        raise nowhere()
+    return json_response(_out(imports_service(request).status(caller.principal, import_id)))
 
 
 @router.get("/imports/{import_id}/ledger", response_model=LedgerPageOut,
@@ -223,8 +223,8 @@ def get_ledger(
     limit: Annotated[int, Query(ge=1, le=MAX_LEDGER_PAGE)] = 100,
 ) -> Response:
     if caller.elsewhere:
-        raise _nowhere()
-    return _json(imports_service(request).ledger(caller.principal, import_id, cursor=cursor, limit=limit).as_dict())
+        raise nowhere()
+    return json_response(imports_service(request).ledger(caller.principal, import_id, cursor=cursor, limit=limit).as_dict())
 
 
 class CancelIn(BaseModel):
@@ -237,13 +237,13 @@ class CancelIn(BaseModel):
 async def cancel_import(request: Request, import_id: ImportId, caller: Authenticated, _shape: None = ShapeChecked,
                         body: CancelIn | None = None) -> Response:
     if caller.elsewhere:
-        raise _nowhere()
+        raise nowhere()
     service = imports_service(request)
 
     def cancel() -> Response:
-        return _json(_out(service.cancel(caller.principal, import_id)))
+        return json_response(_out(service.cancel(caller.principal, import_id)))
 
-    return await _mutate(request, caller, key=key_from(request, body.idempotencyKey if body else None),
+    return await mutate(request, caller, key=key_from(request, body.idempotencyKey if body else None),
                          fingerprint_body={}, execute=cancel)
 
 
@@ -254,7 +254,7 @@ async def cancel_import(request: Request, import_id: ImportId, caller: Authentic
 )
 def get_attachment(request: Request, attachment_id: Annotated[Ulid, Path()], caller: Authenticated) -> Response:
     if caller.elsewhere:
-        raise _nowhere()
+        raise nowhere()
     row = imports_service(request).attachment(caller.principal, attachment_id)
     return Response(row.content, media_type=row.media_type, headers={
         "content-disposition": f"inline; filename*=UTF-8''{quote(row.name, safe='')}",

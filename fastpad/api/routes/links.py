@@ -12,7 +12,7 @@ from starlette.responses import Response
 
 from fastpad.api.idempotency import key_from
 from fastpad.api.openapi import problems
-from fastpad.api.routes.notes import Authenticated, ShapeChecked, _json, _mutate, _nowhere
+from fastpad.api.routes.common import Authenticated, ShapeChecked, json_response, mutate, nowhere
 from fastpad.api.schemas import IdempotencyKey, NoteOut, Ulid
 from fastpad.knowledge.graph import DEFAULT_LIMIT, MAX_LIMIT, GraphService
 
@@ -125,8 +125,8 @@ def _graph(request: Request) -> GraphService:
 def note_links(request: Request, note_id: NoteId, caller: Authenticated, types: EdgeTypes = None,
                floor: Floor = None) -> Response:
     if caller.elsewhere:
-        raise _nowhere()
-    return _json(_graph(request).links(caller.principal, note_id, edge_types=types, floor=floor).as_dict())
+        raise nowhere()
+    return json_response(_graph(request).links(caller.principal, note_id, edge_types=types, floor=floor).as_dict())
 
 
 @router.get("/notes/{note_id}/neighbors", response_model=NeighborsOut,
@@ -143,18 +143,18 @@ def neighbors(
     limit: Annotated[int, Query(ge=1, le=MAX_LIMIT)] = DEFAULT_LIMIT,
 ) -> Response:
     if caller.elsewhere:
-        raise _nowhere()
+        raise nowhere()
     edges = _graph(request).neighbors(caller.principal, note_id, edge_types=types, direction=direction, floor=floor,
                                       after=after, limit=limit)
-    return _json({"items": [e.as_dict() for e in edges], "next_after": edges[-1].id if len(edges) == limit else None})
+    return json_response({"items": [e.as_dict() for e in edges], "next_after": edges[-1].id if len(edges) == limit else None})
 
 
 @router.get("/notes/{note_id}/successors", response_model=SuccessorsOut,
             summary="Follow 'superseded by' from a note to the newest one", responses=problems(_404="not-found"))
 def successors(request: Request, note_id: NoteId, caller: Authenticated) -> Response:
     if caller.elsewhere:
-        raise _nowhere()
-    return _json(_graph(request).successor_chain(caller.principal, note_id).as_dict())
+        raise nowhere()
+    return json_response(_graph(request).successor_chain(caller.principal, note_id).as_dict())
 
 
 @router.post("/links", status_code=201, response_model=EdgeOut,
@@ -167,9 +167,9 @@ async def create_link(request: Request, caller: Authenticated, body: LinkCreate,
 
     def execute() -> Response:
         edge = _graph(request).create_link(caller.principal, **fields)
-        return _json(edge.as_dict(), 201, {"location": f"/v1/links/{edge.id}"})
+        return json_response(edge.as_dict(), 201, {"location": f"/v1/links/{edge.id}"})
 
-    return await _mutate(request, caller, key=key_from(request, body.idempotencyKey), fingerprint_body=fields,
+    return await mutate(request, caller, key=key_from(request, body.idempotencyKey), fingerprint_body=fields,
                          execute=execute)
 
 
@@ -179,9 +179,9 @@ async def create_link(request: Request, caller: Authenticated, body: LinkCreate,
 async def promote_link(request: Request, link_id: LinkId, caller: Authenticated, _shape: None = ShapeChecked,
                        body: PlainIn | None = None) -> Response:
     def execute() -> Response:
-        return _json(_graph(request).promote(caller.principal, link_id).as_dict())
+        return json_response(_graph(request).promote(caller.principal, link_id).as_dict())
 
-    return await _mutate(request, caller, key=key_from(request, body.idempotencyKey if body else None),
+    return await mutate(request, caller, key=key_from(request, body.idempotencyKey if body else None),
                          fingerprint_body={}, execute=execute)
 
 
@@ -193,7 +193,7 @@ async def delete_link(request: Request, link_id: LinkId, caller: Authenticated) 
         _graph(request).delete_link(caller.principal, link_id)
         return Response(status_code=204)
 
-    return await _mutate(request, caller, key=key_from(request, None), fingerprint_body={}, execute=execute)
+    return await mutate(request, caller, key=key_from(request, None), fingerprint_body={}, execute=execute)
 
 
 @router.post("/notes/{note_id}/rename", response_model=NoteOut,
@@ -204,9 +204,9 @@ async def rename_note(request: Request, note_id: NoteId, caller: Authenticated, 
     notes = request.app.state.deployment.notes
 
     def execute() -> Response:
-        return _json(notes.rename(caller.principal, note_id, body.title).as_dict())
+        return json_response(notes.rename(caller.principal, note_id, body.title).as_dict())
 
-    return await _mutate(request, caller, key=key_from(request, body.idempotencyKey),
+    return await mutate(request, caller, key=key_from(request, body.idempotencyKey),
                          fingerprint_body={"title": body.title}, execute=execute)
 
 
@@ -218,7 +218,7 @@ async def supersede_note(request: Request, note_id: NoteId, caller: Authenticate
     fields: dict[str, Any] = body.model_dump(exclude={"idempotencyKey"})
 
     def execute() -> Response:
-        return _json(_graph(request).supersede(caller.principal, note_id, **fields).as_dict())
+        return json_response(_graph(request).supersede(caller.principal, note_id, **fields).as_dict())
 
-    return await _mutate(request, caller, key=key_from(request, body.idempotencyKey), fingerprint_body=fields,
+    return await mutate(request, caller, key=key_from(request, body.idempotencyKey), fingerprint_body=fields,
                          execute=execute)

@@ -11,7 +11,7 @@ from starlette.responses import Response
 
 from fastpad.api.idempotency import key_from
 from fastpad.api.openapi import problems
-from fastpad.api.routes.notes import Authenticated, ShapeChecked, _json, _mutate, _nowhere
+from fastpad.api.routes.common import Authenticated, ShapeChecked, json_response, mutate, mutate_with, nowhere
 from fastpad.api.schemas import IdempotencyKey, NoteOut, Ulid
 from fastpad.knowledge.memory import MAX_NAME
 
@@ -64,16 +64,16 @@ def memory_index(
                                                    "(default: human for an agent, all for a person)")] = None,
 ) -> Response:
     if caller.elsewhere:
-        return _json({"topics": [], "floor": floor or "human"})
-    return _json(request.app.state.deployment.memory.index(caller.principal, floor=floor).as_dict())
+        return json_response({"topics": [], "floor": floor or "human"})
+    return json_response(request.app.state.deployment.memory.index(caller.principal, floor=floor).as_dict())
 
 
 @router.get("/{topic}", response_model=TopicNoteOut, summary="One memory topic: the note itself",
             responses=problems(_404="not-found: no such topic visible to this credential"))
 def memory_topic(request: Request, topic: TopicKey, caller: Authenticated) -> Response:
     if caller.elsewhere:
-        raise _nowhere()
-    return _json(request.app.state.deployment.memory.topic(caller.principal, topic).as_dict())
+        raise nowhere()
+    return json_response(request.app.state.deployment.memory.topic(caller.principal, topic).as_dict())
 
 
 @router.post("", response_model=TopicOut, summary="Designate a note as a memory topic (or rename its topic)",
@@ -83,10 +83,9 @@ async def designate(request: Request, body: DesignateIn, caller: Authenticated, 
     memory = request.app.state.deployment.memory
 
     def execute() -> Response:
-        return _json(memory.designate(caller.principal, body.note_id, name=body.name).as_dict())
+        return json_response(memory.designate(caller.principal, body.note_id, name=body.name).as_dict())
 
-    return await _mutate(request, caller, key=key_from(request, body.idempotencyKey),
-                         fingerprint_body=body.model_dump(exclude={"idempotencyKey"}), execute=execute)
+    return await mutate_with(request, caller, body, execute)
 
 
 @router.delete("/{topic}", response_model=TopicOut, summary="Stop a note being a memory topic (the note stays)",
@@ -96,7 +95,7 @@ async def undesignate(request: Request, topic: TopicKey, caller: Authenticated,
     memory = request.app.state.deployment.memory
 
     def execute() -> Response:
-        return _json(memory.undesignate(caller.principal, topic).as_dict())
+        return json_response(memory.undesignate(caller.principal, topic).as_dict())
 
-    return await _mutate(request, caller, key=key_from(request, body.idempotencyKey if body else None),
+    return await mutate(request, caller, key=key_from(request, body.idempotencyKey if body else None),
                          fingerprint_body={}, execute=execute)

@@ -5,15 +5,25 @@ from __future__ import annotations
 import base64
 import binascii
 import json
-from typing import Annotated, Any, Callable
+from typing import Annotated, Any
 
-from fastapi import APIRouter, Depends, Path, Query, Request
+from fastapi import APIRouter, Path, Query, Request
 from pydantic import ValidationError
-from starlette.responses import JSONResponse, Response
+from starlette.responses import Response
 
-from fastpad.api.auth import Caller, authenticate
-from fastpad.api.idempotency import key_from, request_hash
+from fastpad.api.idempotency import key_from
 from fastpad.api.negotiation import choose
+from fastpad.api.routes.common import (
+    JSON,
+    MARKDOWN,
+    Authenticated,
+    ShapeChecked,
+    invalid_json,
+    json_response,
+    media_type,
+    mutate,
+    nowhere,
+)
 from fastpad.api.openapi import problems
 from fastpad.api.problems import UnsupportedMediaType, field_errors_from_validation, problem_body
 from fastpad.api.schemas import (
@@ -27,69 +37,12 @@ from fastpad.api.schemas import (
     Ulid,
 )
 from fastpad.api.shape import check_shape
-from fastpad.errors import FastpadError, FieldError, NotFound, ValidationFailed
+from fastpad.errors import FastpadError, FieldError, ValidationFailed
 from fastpad.notes import Block
 
 router = APIRouter(prefix="/v1/notes", tags=["notes"])
 
 NoteId = Annotated[Ulid, Path(description="the note's ULID")]
-JSON = "application/json"
-MARKDOWN = "text/markdown"
-
-
-async def json_shape(request: Request) -> None:
-    """Dependency: the JSON shape limits, on the body FastAPI already parsed (cached)."""
-    if request.method in ("GET", "HEAD") or _media_type(request) != JSON:
-        return
-    raw = await request.body()
-    if not raw:
-        return
-    try:
-        data = await request.json()
-    except ValueError as exc:
-        raise _invalid_json(exc) from exc
-    limits = request.app.state.limits
-    check_shape(data, max_array_items=limits.max_array_items, max_values=limits.max_values)
-
-
-Authenticated = Annotated[Caller, Depends(authenticate)]
-ShapeChecked = Depends(json_shape)
-
-
-def _media_type(request: Request) -> str:
-    return request.headers.get("content-type", "").split(";")[0].strip().lower()
-
-
-def _invalid_json(exc: Exception) -> ValidationFailed:
-    return ValidationFailed(
-        detail="The body is not valid JSON",
-        field_errors=[FieldError("body", "json_invalid", str(exc))],
-    )
-
-
-def _nowhere() -> NotFound:
-    # x-fastpad-workspace named a workspace this credential is not in.
-    return NotFound(detail="No such note in the named workspace.")
-
-
-def _json(payload: Any, status: int = 200, headers: dict[str, str] | None = None) -> Response:
-    return JSONResponse(payload, status_code=status, headers=headers)
-
-
-async def _mutate(
-    request: Request, caller: Caller, *, key: str | None, fingerprint_body: Any, execute: Callable[[], Response]
-) -> Response:
-    if caller.elsewhere:
-        raise _nowhere()
-    return await request.app.state.idempotency.run(
-        workspace_id=caller.principal.workspace_id,
-        principal_key=caller.idempotency_principal,
-        key=key,
-        fingerprint=request_hash(request.method, request.url.path, _media_type(request) or JSON, fingerprint_body),
-        execute=execute,
-    )
-
-
 _CREATE_BODY = {
     "requestBody": {
         "required": True,
@@ -115,7 +68,7 @@ _CREATE_BODY = {
 )
 async def create_note(request: Request, caller: Authenticated) -> Response:
     notes = request.app.state.deployment.notes
-    media = _media_type(request)
+    media = media_type(request)
     raw = await request.body()
     if media == MARKDOWN:
         try:
@@ -132,7 +85,7 @@ async def create_note(request: Request, caller: Authenticated) -> Response:
         try:
             data = json.loads(raw or b"{}")
         except ValueError as exc:
-            raise _invalid_json(exc) from exc
+            raise invalid_json(exc) from exc
         limits = request.app.state.limits
         check_shape(data, max_array_items=limits.max_array_items, max_values=limits.max_values)
         try:
@@ -152,9 +105,9 @@ async def create_note(request: Request, caller: Authenticated) -> Response:
     def execute() -> Response:
         view = notes.create(caller.principal, **kwargs)
         payload = view.as_dict()
-        return _json(payload, 201, {"location": f"/v1/notes/{payload['id']}"})
+        return json_response(payload, 201, {"location": f"/v1/notes/{payload['id']}"})
 
-    return await _mutate(request, caller, key=key, fingerprint_body=fingerprint, execute=execute)
+    return await mutate(request, caller, key=key, fingerprint_body=fingerprint, execute=execute)
 
 
 @router.post(
@@ -183,10 +136,10 @@ async def create_notes(request: Request, caller: Authenticated, body: NoteBatchI
             else:
                 results.append({"index": index, "ok": True, "note": outcome.as_dict()})
         created_count = sum(1 for r in results if r["ok"])
-        return _json({"created": created_count, "refused": len(results) - created_count, "results": results})
+        return json_response({"created": created_count, "refused": len(results) - created_count, "results": results})
 
     fingerprint = body.model_dump(exclude={"idempotencyKey"})
-    return await _mutate(request, caller, key=key_from(request, body.idempotencyKey), fingerprint_body=fingerprint,
+    return await mutate(request, caller, key=key_from(request, body.idempotencyKey), fingerprint_body=fingerprint,
                          execute=execute)
 
 
@@ -223,7 +176,7 @@ def list_notes(
     include_trashed: bool = False,
 ) -> Response:
     if caller.elsewhere:
-        return _json({"items": [], "next_cursor": None})
+        return json_response({"items": [], "next_cursor": None})
     page = request.app.state.deployment.notes.list(
         caller.principal,
         cursor=cursor,
@@ -231,7 +184,7 @@ def list_notes(
         include_archived=include_archived,
         include_trashed=include_trashed,
     )
-    return _json({"items": [_summary(item) for item in page.items], "next_cursor": page.next_cursor})
+    return json_response({"items": [_summary(item) for item in page.items], "next_cursor": page.next_cursor})
 
 
 def _summary(item: Any) -> dict[str, Any]:
@@ -249,13 +202,13 @@ def _summary(item: Any) -> dict[str, Any]:
 def get_note(request: Request, note_id: NoteId, caller: Authenticated) -> Response:
     representation = choose(request.headers.get("accept"), [JSON, MARKDOWN])
     if caller.elsewhere:
-        raise _nowhere()
+        raise nowhere()
     notes = request.app.state.deployment.notes
     vary = {"vary": "accept"}
     if representation == MARKDOWN:
         text = notes.markdown(caller.principal, note_id)
         return Response(text, media_type="text/markdown; charset=utf-8", headers=vary)
-    return _json(notes.get(caller.principal, note_id).as_dict(), headers=vary)
+    return json_response(notes.get(caller.principal, note_id).as_dict(), headers=vary)
 
 
 @router.get(
@@ -267,7 +220,7 @@ def get_note(request: Request, note_id: NoteId, caller: Authenticated) -> Respon
 )
 def note_updates(request: Request, note_id: NoteId, caller: Authenticated, since: str | None = None) -> Response:
     if caller.elsewhere:
-        raise _nowhere()
+        raise nowhere()
     blob, frontier = request.app.state.deployment.notes.export_updates(caller.principal, note_id, since=since)
     return Response(blob, media_type="application/octet-stream", headers={"x-fastpad-frontier": frontier})
 
@@ -284,9 +237,9 @@ def _lifecycle(action: str, summary: str) -> None:
         key = key_from(request, body.idempotencyKey if body else None)
 
         def execute() -> Response:
-            return _json(getattr(notes, action)(caller.principal, note_id).as_dict())
+            return json_response(getattr(notes, action)(caller.principal, note_id).as_dict())
 
-        return await _mutate(request, caller, key=key, fingerprint_body={}, execute=execute)
+        return await mutate(request, caller, key=key, fingerprint_body={}, execute=execute)
 
     endpoint.__name__ = f"{action}_note"
     router.add_api_route(
@@ -329,7 +282,7 @@ async def apply_ops(
         result = notes.apply_ops(
             caller.principal, note_id, ops=blob, peer_id=body.peerId, expected_frontier=body.expectedFrontier
         )
-        return _json({"note_id": result.note_id, "frontier": result.frontier})
+        return json_response({"note_id": result.note_id, "frontier": result.frontier})
 
     fingerprint = body.model_dump(exclude={"idempotencyKey"})
-    return await _mutate(request, caller, key=key, fingerprint_body=fingerprint, execute=execute)
+    return await mutate(request, caller, key=key, fingerprint_body=fingerprint, execute=execute)

@@ -11,7 +11,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from starlette.responses import Response
 
 from fastpad.api.openapi import problems
-from fastpad.api.routes.notes import Authenticated, ShapeChecked, _json
+from fastpad.api.routes.common import Authenticated, ShapeChecked, json_response
 from fastpad.search.service import MAX_LIMIT, MAX_QUERY_CHARS
 
 router = APIRouter(prefix="/v1/search", tags=["search"])
@@ -81,7 +81,7 @@ class SearchOut(BaseModel):
 def _search(request: Request, caller: Any, q: str, **options: Any) -> Response:
     # A credential naming a workspace it is not in acts there with an empty note set: no hits.
     results = request.app.state.deployment.search.search(caller.principal, q, **options)
-    return _json(results.as_dict())
+    return json_response(results.as_dict())
 
 
 @router.post("", response_model=SearchOut, summary="Search notes: four strategies fused by rank, each hit explained",

@@ -11,20 +11,21 @@ sends it as ``x-fastpad-session`` (MCP clients get theirs from
 from __future__ import annotations
 
 import json
-from typing import Annotated, Any, Callable
+from typing import Annotated, Any
 
 from fastapi import APIRouter, Depends, Header, Path, Query, Request
 from fastapi.concurrency import run_in_threadpool
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
-from starlette.responses import JSONResponse, Response
+from starlette.responses import Response
 
 from fastpad.api.auth import Caller, authenticate
-from fastpad.api.idempotency import REPLAYED_HEADER, key_from, request_hash
+from fastpad.api.routes.common import json_response, mutate_with, nowhere
+from fastpad.api.idempotency import REPLAYED_HEADER
 from fastpad.api.openapi import problems
 from fastpad.api.problems import field_errors_from_validation
 from fastpad.api.schemas import IdempotencyKey, Ulid
 from fastpad.api.shape import check_shape
-from fastpad.errors import FieldError, NotFound, ValidationFailed
+from fastpad.errors import FieldError, ValidationFailed
 from fastpad.review.turns import STATUSES, Decision, TurnReview, conflict_as_dict
 
 router = APIRouter(tags=["turns"])
@@ -67,14 +68,6 @@ class DecisionIn(_Strict):
     idempotencyKey: IdempotencyKey | None = None
 
 
-def _json(payload: Any, status: int = 200, headers: dict[str, str] | None = None) -> Response:
-    return JSONResponse(payload, status_code=status, headers=headers)
-
-
-def _nowhere() -> NotFound:
-    return NotFound(detail="No such turn or note in the named workspace.")
-
-
 async def _body(request: Request, model: type[BaseModel], *, required: bool) -> Any:
     """The JSON body checked against the shape limits and ``model`` (None when absent and optional)."""
     raw = await request.body()
@@ -94,16 +87,6 @@ async def _body(request: Request, model: type[BaseModel], *, required: bool) -> 
         raise ValidationFailed(detail=f"{len(errors)} field(s) failed validation", field_errors=errors) from exc
 
 
-async def _decide(request: Request, caller: Caller, key: str | None, fingerprint: Any,
-                  execute: Callable[[], Response]) -> Response:
-    if caller.elsewhere:
-        raise _nowhere()
-    return await request.app.state.idempotency.run(
-        workspace_id=caller.principal.workspace_id, principal_key=caller.idempotency_principal, key=key,
-        fingerprint=request_hash(request.method, request.url.path, "application/json", fingerprint), execute=execute,
-    )
-
-
 def _review(request: Request) -> Any:
     return request.app.state.deployment.review
 
@@ -114,11 +97,11 @@ def _review(request: Request) -> Any:
 @router.post("/v1/agent-sessions", status_code=201, summary="Open an agent session (handles and proposals need one)")
 def open_agent_session(request: Request, caller: Authenticated) -> Response:
     if caller.elsewhere:
-        raise _nowhere()
+        raise nowhere("No such turn or note in the named workspace.")
     review = _review(request)
     session = review.open_session(caller.principal)
     claims = review.check_session(caller.principal, session)
-    return _json({"session": session, "expires_at": claims.expires_at.isoformat()}, 201,
+    return json_response({"session": session, "expires_at": claims.expires_at.isoformat()}, 201,
                  {"cache-control": "no-store"})
 
 
@@ -129,9 +112,9 @@ def open_agent_session(request: Request, caller: Authenticated) -> Response:
 )
 def note_handles(request: Request, note_id: NoteId, caller: Authenticated, session: AgentSession) -> Response:
     if caller.elsewhere:
-        raise _nowhere()
+        raise nowhere("No such turn or note in the named workspace.")
     fetched = _review(request).fetch_with_handles(caller.principal, session, note_id)
-    return _json({
+    return json_response({
         "note_id": fetched.note_id, "title": fetched.title, "frontier": fetched.frontier,
         "handles_expire_at": fetched.handles_expire_at.isoformat(), "markdown": fetched.markdown(),
         "blocks": [{"id": b.id, "type": b.type, "text": b.text, "attrs": b.attrs, "origin": b.origin,
@@ -151,7 +134,7 @@ def note_handles(request: Request, note_id: NoteId, caller: Authenticated, sessi
 )
 async def propose(request: Request, note_id: NoteId, caller: Authenticated, session: AgentSession) -> Response:
     if caller.elsewhere:
-        raise _nowhere()
+        raise nowhere("No such turn or note in the named workspace.")
     body: ProposalIn = await _body(request, ProposalIn, required=True)
 
     def execute() -> Response:
@@ -160,11 +143,11 @@ async def propose(request: Request, note_id: NoteId, caller: Authenticated, sess
             dry_run=body.dry_run, source_block_ids=body.source_block_ids,
         )
         if turn.dry_run:
-            return _json(turn.as_dict())
+            return json_response(turn.as_dict())
         headers = {"location": f"/v1/turns/{turn.id}"}
         if turn.replayed:
             headers[REPLAYED_HEADER] = "true"
-        return _json(turn.as_dict(), 200 if turn.replayed else 201, headers)
+        return json_response(turn.as_dict(), 200 if turn.replayed else 201, headers)
 
     return await run_in_threadpool(execute)
 
@@ -183,17 +166,17 @@ def list_turns(
     limit: Annotated[int, Query(ge=1, le=200)] = 50,
 ) -> Response:
     if caller.elsewhere:
-        return _json({"items": [], "next_cursor": None})
+        return json_response({"items": [], "next_cursor": None})
     page = _review(request).list(caller.principal, status=status, mine=mine, activity=activity, cursor=cursor,
                                  limit=limit)
-    return _json({"items": [t.as_dict() for t in page.items], "next_cursor": page.next_cursor})
+    return json_response({"items": [t.as_dict() for t in page.items], "next_cursor": page.next_cursor})
 
 
 @router.get("/v1/turns/{turn_id}", summary="One turn", responses=problems(_404="not-found"))
 def get_turn(request: Request, turn_id: TurnId, caller: Authenticated) -> Response:
     if caller.elsewhere:
-        raise _nowhere()
-    return _json(_review(request).get(caller.principal, turn_id).as_dict())
+        raise nowhere("No such turn or note in the named workspace.")
+    return json_response(_review(request).get(caller.principal, turn_id).as_dict())
 
 
 @router.get(
@@ -203,8 +186,8 @@ def get_turn(request: Request, turn_id: TurnId, caller: Authenticated) -> Respon
 )
 def turn_diff(request: Request, turn_id: TurnId, caller: Authenticated) -> Response:
     if caller.elsewhere:
-        raise _nowhere()
-    return _json(review_as_dict(_review(request).review(caller.principal, turn_id)))
+        raise nowhere("No such turn or note in the named workspace.")
+    return json_response(review_as_dict(_review(request).review(caller.principal, turn_id)))
 
 
 def review_as_dict(review: TurnReview) -> dict[str, Any]:
@@ -240,11 +223,10 @@ async def accept(request: Request, turn_id: TurnId, caller: Authenticated) -> Re
     body: AcceptIn = await _body(request, AcceptIn, required=False) or AcceptIn()
 
     def execute() -> Response:
-        return _json(decision_as_dict(_review(request).accept(caller.principal, turn_id,
+        return json_response(decision_as_dict(_review(request).accept(caller.principal, turn_id,
                                                               resolutions=body.resolutions)))
 
-    return await _decide(request, caller, key_from(request, body.idempotencyKey),
-                         body.model_dump(exclude={"idempotencyKey"}), execute)
+    return await mutate_with(request, caller, body, execute)
 
 
 @router.post("/v1/turns/{turn_id}/accept-some", summary="Accept some blocks (and ops); the rest stay pending",
@@ -253,13 +235,12 @@ async def accept_some(request: Request, turn_id: TurnId, caller: Authenticated) 
     body: AcceptSomeIn = await _body(request, AcceptSomeIn, required=True)
 
     def execute() -> Response:
-        return _json(decision_as_dict(_review(request).accept(
+        return json_response(decision_as_dict(_review(request).accept(
             caller.principal, turn_id, block_ids=body.block_ids, op_indexes=body.op_indexes,
             resolutions=body.resolutions,
         )))
 
-    return await _decide(request, caller, key_from(request, body.idempotencyKey),
-                         body.model_dump(exclude={"idempotencyKey"}), execute)
+    return await mutate_with(request, caller, body, execute)
 
 
 def _simple(action: str, method: str, summary: str) -> None:
@@ -268,9 +249,9 @@ def _simple(action: str, method: str, summary: str) -> None:
 
         def execute() -> Response:
             result = getattr(_review(request), method)(caller.principal, turn_id)
-            return _json(decision_as_dict(result) if isinstance(result, Decision) else result.as_dict())
+            return json_response(decision_as_dict(result) if isinstance(result, Decision) else result.as_dict())
 
-        return await _decide(request, caller, key_from(request, body.idempotencyKey), {}, execute)
+        return await mutate_with(request, caller, body, execute)
 
     endpoint.__name__ = f"{method}_turn"
     router.add_api_route(f"/v1/turns/{{turn_id}}/{action}", endpoint, methods=["POST"], summary=summary,
@@ -300,8 +281,8 @@ def _uses(uses: Any) -> list[dict[str, Any]]:
             responses=problems(_422="validation-failed: not a block id"))
 def accepted_from(request: Request, block_id: Annotated[Ulid, Path()], caller: Authenticated) -> Response:
     if caller.elsewhere:
-        return _json({"block_id": block_id, "accepted": []})
-    return _json({"block_id": block_id, "accepted": _uses(_review(request).accepted_from(caller.principal, block_id))})
+        return json_response({"block_id": block_id, "accepted": []})
+    return json_response({"block_id": block_id, "accepted": _uses(_review(request).accepted_from(caller.principal, block_id))})
 
 
 @router.post("/v1/sources/{block_id}/retract",
@@ -312,7 +293,7 @@ async def retract_source(request: Request, block_id: Annotated[Ulid, Path()], ca
 
     def execute() -> Response:
         retraction = _review(request).retract_source(caller.principal, block_id, reason=body.reason)
-        return _json({"block_id": retraction.block_id, "note_id": retraction.note_id,
+        return json_response({"block_id": retraction.block_id, "note_id": retraction.note_id,
                       "accepted": _uses(retraction.accepted)})
 
-    return await _decide(request, caller, key_from(request, body.idempotencyKey), {"reason": body.reason}, execute)
+    return await mutate_with(request, caller, body, execute)

@@ -20,7 +20,7 @@ from starlette.responses import Response
 
 from fastpad.api.idempotency import key_from
 from fastpad.api.openapi import problems
-from fastpad.api.routes.notes import Authenticated, ShapeChecked, _json, _mutate, _nowhere
+from fastpad.api.routes.common import Authenticated, ShapeChecked, json_response, mutate, mutate_with, nowhere
 from fastpad.api.schemas import IdempotencyKey, Ulid
 from fastpad.knowledge.query import DEFAULT_LIMIT, MAX_LIMIT
 from fastpad.knowledge.schema import KINDS
@@ -213,9 +213,9 @@ class CollectionListOut(BaseModel):
 @router.get("/types", response_model=TypeListOut, summary="The workspace's types")
 def list_types(request: Request, caller: Authenticated) -> Response:
     if caller.elsewhere:
-        return _json({"items": []})
+        return json_response({"items": []})
     views = request.app.state.deployment.types.list(caller.principal)
-    return _json({"items": [v.as_dict() for v in views]})
+    return json_response({"items": [v.as_dict() for v in views]})
 
 
 @router.post("/types", status_code=201, response_model=TypeOut, summary="Define a type (schema:write)",
@@ -226,18 +226,17 @@ async def define_type(request: Request, caller: Authenticated, body: TypeCreate,
 
     def execute() -> Response:
         view = types.define(caller.principal, name=body.name, extends=body.extends, properties=body.properties)
-        return _json(view.as_dict(), 201, {"location": f"/v1/types/{view.type.name}"})
+        return json_response(view.as_dict(), 201, {"location": f"/v1/types/{view.type.name}"})
 
-    return await _mutate(request, caller, key=key_from(request, body.idempotencyKey),
-                         fingerprint_body=body.model_dump(exclude={"idempotencyKey"}), execute=execute)
+    return await mutate_with(request, caller, body, execute)
 
 
 @router.get("/types/{name}", response_model=TypeOut, summary="One type, with the properties its notes carry",
             responses=problems(_404="not-found"))
 def get_type(request: Request, name: TypeName, caller: Authenticated) -> Response:
     if caller.elsewhere:
-        raise _nowhere()
-    return _json(request.app.state.deployment.types.get(caller.principal, name).as_dict())
+        raise nowhere()
+    return json_response(request.app.state.deployment.types.get(caller.principal, name).as_dict())
 
 
 @router.patch("/types/{name}", response_model=TypeOut,
@@ -251,10 +250,9 @@ async def update_type(request: Request, name: TypeName, caller: Authenticated, b
     def execute() -> Response:
         view = types.update(caller.principal, name, extends=body.extends, properties=body.properties,
                             expected_version=body.expectedVersion)
-        return _json(view.as_dict())
+        return json_response(view.as_dict())
 
-    return await _mutate(request, caller, key=key_from(request, body.idempotencyKey),
-                         fingerprint_body=body.model_dump(exclude={"idempotencyKey"}), execute=execute)
+    return await mutate_with(request, caller, body, execute)
 
 
 # ---------------------------------------------------------------------- applying types to notes
@@ -273,10 +271,9 @@ async def change_note_types(request: Request, note_id: NoteId, caller: Authentic
     def execute() -> Response:
         note = typed_notes.apply(caller.principal, note_id, add=body.add, remove=body.remove,
                                  properties=body.properties)
-        return _json(note.as_dict())
+        return json_response(note.as_dict())
 
-    return await _mutate(request, caller, key=key_from(request, body.idempotencyKey),
-                         fingerprint_body=body.model_dump(exclude={"idempotencyKey"}), execute=execute)
+    return await mutate_with(request, caller, body, execute)
 
 
 @router.post(
@@ -289,10 +286,9 @@ async def change_many_note_types(request: Request, caller: Authenticated, body: 
     typed_notes = request.app.state.deployment.typed_notes
 
     def execute() -> Response:
-        return _json(typed_notes.apply_many(caller.principal, body.items).as_dict())
+        return json_response(typed_notes.apply_many(caller.principal, body.items).as_dict())
 
-    return await _mutate(request, caller, key=key_from(request, body.idempotencyKey),
-                         fingerprint_body=body.model_dump(exclude={"idempotencyKey"}), execute=execute)
+    return await mutate_with(request, caller, body, execute)
 
 
 # ---------------------------------------------------------------------- query
@@ -303,9 +299,9 @@ async def change_many_note_types(request: Request, caller: Authenticated, body: 
              responses=problems(_422="validation-failed: field_errors name the query part, e.g. filters[0].value"))
 def run_query(request: Request, caller: Authenticated, body: QueryIn, _shape: None = ShapeChecked) -> Response:
     if caller.elsewhere:
-        return _json({"items": [], "next_cursor": None})
+        return json_response({"items": [], "next_cursor": None})
     page = request.app.state.deployment.queries.query(caller.principal, body.model_dump(exclude_none=True))
-    return _json(page.as_dict())
+    return json_response(page.as_dict())
 
 
 # ---------------------------------------------------------------------- collections
@@ -314,9 +310,9 @@ def run_query(request: Request, caller: Authenticated, body: QueryIn, _shape: No
 @router.get("/collections", response_model=CollectionListOut, summary="The workspace's collections")
 def list_collections(request: Request, caller: Authenticated) -> Response:
     if caller.elsewhere:
-        return _json({"items": []})
+        return json_response({"items": []})
     views = request.app.state.deployment.collections.list(caller.principal)
-    return _json({"items": [v.as_dict() for v in views]})
+    return json_response({"items": [v.as_dict() for v in views]})
 
 
 @router.post("/collections", status_code=201, response_model=CollectionOut,
@@ -329,18 +325,17 @@ async def create_collection(request: Request, caller: Authenticated, body: Colle
     def execute() -> Response:
         view = collections.create(caller.principal, name=body.name, layout=body.layout, query=body.query,
                                   layout_options=body.layout_options)
-        return _json(view.as_dict(), 201, {"location": f"/v1/collections/{view.row.id}"})
+        return json_response(view.as_dict(), 201, {"location": f"/v1/collections/{view.row.id}"})
 
-    return await _mutate(request, caller, key=key_from(request, body.idempotencyKey),
-                         fingerprint_body=body.model_dump(exclude={"idempotencyKey"}), execute=execute)
+    return await mutate_with(request, caller, body, execute)
 
 
 @router.get("/collections/{collection_id}", response_model=CollectionOut, summary="One collection (its view, no rows)",
             responses=problems(_404="not-found"))
 def get_collection(request: Request, collection_id: CollectionId, caller: Authenticated) -> Response:
     if caller.elsewhere:
-        raise _nowhere()
-    return _json(request.app.state.deployment.collections.get(caller.principal, collection_id).as_dict())
+        raise nowhere()
+    return json_response(request.app.state.deployment.collections.get(caller.principal, collection_id).as_dict())
 
 
 @router.patch("/collections/{collection_id}", response_model=CollectionOut, summary="Change a collection",
@@ -353,10 +348,9 @@ async def update_collection(request: Request, collection_id: CollectionId, calle
         view = collections.update(caller.principal, collection_id, name=body.name, layout=body.layout,
                                   query=body.query, layout_options=body.layout_options,
                                   expected_version=body.expectedVersion)
-        return _json(view.as_dict())
+        return json_response(view.as_dict())
 
-    return await _mutate(request, caller, key=key_from(request, body.idempotencyKey),
-                         fingerprint_body=body.model_dump(exclude={"idempotencyKey"}), execute=execute)
+    return await mutate_with(request, caller, body, execute)
 
 
 @router.delete("/collections/{collection_id}", status_code=204, summary="Delete a collection",
@@ -368,7 +362,7 @@ async def delete_collection(request: Request, collection_id: CollectionId, calle
         collections.delete(caller.principal, collection_id)
         return Response(status_code=204)
 
-    return await _mutate(request, caller, key=key_from(request, None), fingerprint_body={}, execute=execute)
+    return await mutate(request, caller, key=key_from(request, None), fingerprint_body={}, execute=execute)
 
 
 @router.get("/collections/{collection_id}/rows", response_model=QueryPageOut,
@@ -382,6 +376,6 @@ def collection_rows(
     limit: Annotated[int, Query(ge=1, le=MAX_LIMIT)] = DEFAULT_LIMIT,
 ) -> Response:
     if caller.elsewhere:
-        raise _nowhere()
+        raise nowhere()
     page = request.app.state.deployment.collections.rows(caller.principal, collection_id, cursor=cursor, limit=limit)
-    return _json(page.as_dict())
+    return json_response(page.as_dict())

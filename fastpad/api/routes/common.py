@@ -1,0 +1,81 @@
+"""What every route module shares: the credential and body-shape dependencies,
+JSON responses, and the idempotent mutation wrapper."""
+
+from __future__ import annotations
+
+from typing import Annotated, Any, Callable
+
+from fastapi import Depends, Request
+from pydantic import BaseModel
+from starlette.responses import JSONResponse, Response
+
+from fastpad.api.auth import Caller, authenticate
+from fastpad.api.idempotency import key_from, request_hash
+from fastpad.api.shape import check_shape
+from fastpad.errors import FieldError, NotFound, ValidationFailed
+
+JSON = "application/json"
+MARKDOWN = "text/markdown"
+
+
+def media_type(request: Request) -> str:
+    return request.headers.get("content-type", "").split(";")[0].strip().lower()
+
+
+def invalid_json(exc: Exception) -> ValidationFailed:
+    return ValidationFailed(
+        detail="The body is not valid JSON",
+        field_errors=[FieldError("body", "json_invalid", str(exc))],
+    )
+
+
+async def json_shape(request: Request) -> None:
+    """Dependency: the JSON shape limits, on the body FastAPI already parsed (cached)."""
+    if request.method in ("GET", "HEAD") or media_type(request) != JSON:
+        return
+    raw = await request.body()
+    if not raw:
+        return
+    try:
+        data = await request.json()
+    except ValueError as exc:
+        raise invalid_json(exc) from exc
+    limits = request.app.state.limits
+    check_shape(data, max_array_items=limits.max_array_items, max_values=limits.max_values)
+
+
+Authenticated = Annotated[Caller, Depends(authenticate)]
+ShapeChecked = Depends(json_shape)
+
+
+def nowhere(detail: str = "No such note in the named workspace.") -> NotFound:
+    # x-fastpad-workspace named a workspace this credential is not in.
+    return NotFound(detail=detail)
+
+
+def json_response(payload: Any, status: int = 200, headers: dict[str, str] | None = None) -> Response:
+    return JSONResponse(payload, status_code=status, headers=headers)
+
+
+async def mutate(
+    request: Request, caller: Caller, *, key: str | None, fingerprint_body: Any, execute: Callable[[], Response]
+) -> Response:
+    """Run a mutation under its idempotency key: a replay returns the first response."""
+    if caller.elsewhere:
+        raise nowhere()
+    return await request.app.state.idempotency.run(
+        workspace_id=caller.principal.workspace_id,
+        principal_key=caller.idempotency_principal,
+        key=key,
+        fingerprint=request_hash(request.method, request.url.path, media_type(request) or JSON, fingerprint_body),
+        execute=execute,
+    )
+
+
+async def mutate_with(request: Request, caller: Caller, body: BaseModel, execute: Callable[[], Response]) -> Response:
+    """``mutate`` for a JSON body model carrying ``idempotencyKey``: the key comes from
+    the body (or the header), the fingerprint from the rest of the body."""
+    return await mutate(
+        request, caller, key=key_from(request, getattr(body, "idempotencyKey", None)),
+        fingerprint_body=body.model_dump(exclude={"idempotencyKey"}), execute=execute,
+    )
