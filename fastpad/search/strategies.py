@@ -82,10 +82,10 @@ class GraphStrategy:
         statuses = [status for status in (ASSERTED, INFERRED) if edge_walkable(principal, status)]
         score: dict[str, float] = {}
         path: dict[str, tuple[float, tuple[str, ...]]] = {}
+        edges_of = tx.links.edges_of(strength, direction="both", statuses=statuses, visible=flt.note_ids,
+                                     limit=self.edges_per_seed)
         for seed in sorted(strength, key=lambda n: (-strength[n], n)):
-            edges = tx.links.edges(seed, direction="both", statuses=statuses, visible=flt.note_ids,
-                                   limit=self.edges_per_seed)
-            for edge in edges:
+            for edge in edges_of[seed]:
                 if edge.other is None:
                     continue
                 reached = edge.other.id

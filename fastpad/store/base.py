@@ -120,11 +120,13 @@ class Dialect:
 class WorkspaceTx:
     """One transaction acting for one workspace. Obtain it from ``Store.read``/``Store.write``."""
 
-    def __init__(self, conn: Any, dialect: Dialect, workspace_id: str, *, writable: bool) -> None:
+    def __init__(self, conn: Any, dialect: Dialect, workspace_id: str, *, writable: bool,
+                 store: Store | None = None) -> None:
         self._conn = conn
         self._d = dialect
         self.workspace_id = workspace_id
         self.writable = writable
+        self._store = store
 
     # ------------------------------------------------------------------ plumbing
 
@@ -134,6 +136,17 @@ class WorkspaceTx:
     def _many(self, sql: str, rows: list[Sequence[Any]]) -> None:
         if rows:
             self._conn.cursor().executemany(self._d.sql(sql), rows)
+
+    @property
+    def parallel_reads(self) -> int:
+        """How many statements :meth:`fan_out` may run side by side (1: one at a time)."""
+        return 1
+
+    def fan_out(self, sql: str, param_sets: Sequence[Sequence[Any]]) -> list[list[Any]]:
+        """The rows of one read-only statement for each parameter set, in order.
+        Here one after another in this transaction; the SQLite backend runs them
+        side by side when its pool has idle connections (SqliteWorkspaceTx)."""
+        return [self._x(sql, params).fetchall() for params in param_sets]
 
     def _w(self) -> None:
         if not self.writable:
@@ -677,12 +690,12 @@ class Store(ABC):
     @contextmanager
     def read(self, workspace_id: str) -> Iterator[WorkspaceTx]:
         with self._transaction(write=False, settings={"app.workspace_id": _check_id(workspace_id)}) as conn:
-            yield self.tx_class(conn, self.dialect, workspace_id, writable=False)
+            yield self.tx_class(conn, self.dialect, workspace_id, writable=False, store=self)
 
     @contextmanager
     def write(self, workspace_id: str) -> Iterator[WorkspaceTx]:
         with self._transaction(write=True, settings={"app.workspace_id": _check_id(workspace_id)}) as conn:
-            tx = self.tx_class(conn, self.dialect, workspace_id, writable=True)
+            tx = self.tx_class(conn, self.dialect, workspace_id, writable=True, store=self)
             yield tx
         if tx.feed.appended:  # committed: wake this process's feed readers
             feed_commits.publish(workspace_id)

@@ -245,9 +245,13 @@ class LinkStore:
             (person_id, d.ts(at), d.ts(at), self.workspace_id, link_id),
         )
 
-    def edges(
+    def edges(self, note_id: str, **options: Any) -> list[EdgeRow]:
+        """The edges of one note: :meth:`edges_of` with the same options."""
+        return self.edges_of([note_id], **options)[note_id]
+
+    def edges_of(
         self,
-        note_id: str,
+        note_ids: Iterable[str],
         *,
         direction: str,
         types: Sequence[str] | None = None,
@@ -257,22 +261,29 @@ class LinkStore:
         include_trashed: bool = False,
         after_id: str | None = None,
         limit: int = 200,
-    ) -> list[EdgeRow]:
-        """Edges touching ``note_id`` in id order: ``direction`` is "out", "in" or
-        "both"; the far end must be in ``visible`` (None = any note) and, unless
-        asked, not in the trash. Unresolved links (outgoing only) come with
-        ``include_unresolved``. A self-link is reported once, as outgoing."""
+    ) -> dict[str, list[EdgeRow]]:
+        """Edges touching each of ``note_ids``, in one statement: note id → its
+        first ``limit`` edges in id order (every note asked for is a key).
+        ``direction`` is "out", "in" or "both"; the far end must be in
+        ``visible`` (None = any note) and, unless asked, not in the trash.
+        Unresolved links (outgoing only) come with ``include_unresolved``. A
+        self-link is reported once, as outgoing."""
         d, ws = self._d, self.workspace_id
+        ids = sorted(set(note_ids))
+        found: dict[str, list[EdgeRow]] = {note_id: [] for note_id in ids}
+        if not ids:
+            return found
         parts: list[str] = []
         params: list[Any] = []
         if direction in ("out", "both"):
-            parts.append(f"SELECT {_LINK_COLUMNS}, 'out' AS dir, target_note_id AS other FROM links"
-                         " WHERE workspace_id = ? AND source_note_id = ?")
-            params += [ws, note_id]
+            parts.append(f"SELECT {_LINK_COLUMNS}, 'out' AS dir, target_note_id AS other, source_note_id AS near"
+                         f" FROM links WHERE workspace_id = ? AND {d.in_ids('source_note_id')}")
+            params += [ws, d.ids(ids)]
         if direction in ("in", "both"):
-            parts.append(f"SELECT {_LINK_COLUMNS}, 'in' AS dir, source_note_id AS other FROM links"
-                         " WHERE workspace_id = ? AND target_note_id = ? AND source_note_id <> ?")
-            params += [ws, note_id, note_id]
+            parts.append(f"SELECT {_LINK_COLUMNS}, 'in' AS dir, source_note_id AS other, target_note_id AS near"
+                         f" FROM links WHERE workspace_id = ? AND {d.in_ids('target_note_id')}"
+                         " AND source_note_id <> target_note_id")
+            params += [ws, d.ids(ids)]
         params.append(ws)  # the join's
         where = ["(o.id IS NOT NULL OR e.other IS NULL)" if include_unresolved else "o.id IS NOT NULL"]
         if not include_trashed:
@@ -289,18 +300,20 @@ class LinkStore:
             params.append(after_id)
         params.append(int(limit))
         rows = self._x(
-            f"SELECT e.*, o.title, o.archived_at, o.trashed_at FROM ({' UNION ALL '.join(parts)}) e"
+            "SELECT * FROM ("
+            f" SELECT e.*, o.title, o.archived_at, o.trashed_at,"
+            "  ROW_NUMBER() OVER (PARTITION BY e.near ORDER BY e.id) AS nth"
+            f" FROM ({' UNION ALL '.join(parts)}) e"
             " LEFT JOIN notes o ON o.id = e.other AND o.workspace_id = ?"
-            f" WHERE {' AND '.join(where)} ORDER BY e.id LIMIT ?",
+            f" WHERE {' AND '.join(where)}) ranked WHERE nth <= ? ORDER BY near, id",
             params,
         ).fetchall()
-        out = []
         for r in rows:
             other_id = r[_LINK_COUNT + 1]
-            other = None if other_id is None else NoteEnd(other_id, r[_LINK_COUNT + 2], r[_LINK_COUNT + 3] is not None,
-                                                           r[_LINK_COUNT + 4] is not None)
-            out.append(EdgeRow(self._link(r), r[_LINK_COUNT], other))
-        return out
+            other = None if other_id is None else NoteEnd(other_id, r[_LINK_COUNT + 3], r[_LINK_COUNT + 4] is not None,
+                                                           r[_LINK_COUNT + 5] is not None)
+            found[r[_LINK_COUNT + 2]].append(EdgeRow(self._link(r), r[_LINK_COUNT], other))
+        return found
 
     def _link(self, r: Sequence[Any]) -> LinkRow:
         d = self._d

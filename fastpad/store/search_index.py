@@ -19,6 +19,8 @@ of the pairs it refuses, and a chunk passes when the two share no bit.
 
 from __future__ import annotations
 
+import heapq
+import json
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from datetime import datetime
@@ -341,24 +343,52 @@ class SearchIndex:
         # three times as much. So rank in the index alone, then join and filter the
         # best `window`, widening until `limit` pass or the matches run out: the
         # same rows as filtering before ranking, at a fraction of the work.
-        window, total = limit + max(50, limit // 4), None  # room for what the filter drops
+        window = limit + max(50, limit // 4)  # room for what the filter drops
+        shards = self._rowid_shards()
         while True:
+            ranked = self._ranked_in_index(match, shards, window)
             rows = self._x(
-                "SELECT b.note_id, b.block_id, f.s FROM (SELECT rowid AS rid, -bm25(blocks_fts) AS s FROM blocks_fts"
-                " WHERE blocks_fts MATCH ? ORDER BY bm25(blocks_fts) LIMIT ?) f"
-                " JOIN blocks b ON b.rid = f.rid JOIN notes n ON n.id = b.note_id"
+                "SELECT b.note_id, b.block_id, f.s FROM (SELECT json_extract(value, '$[0]') AS rid, json_extract(value, '$[1]') AS s"
+                " FROM json_each(?)) f CROSS JOIN blocks b ON b.rid = f.rid CROSS JOIN notes n ON n.id = b.note_id"
                 f" WHERE b.workspace_id = ? AND n.workspace_id = ?{where}"
                 " ORDER BY f.s DESC, b.note_id, b.position LIMIT ?",
-                [match, window, self.workspace_id, self.workspace_id, *params, int(limit)],
+                [json.dumps(ranked), self.workspace_id, self.workspace_id, *params, int(limit)],
             ).fetchall()
-            if len(rows) >= limit:
-                break
-            if total is None:
-                total = int(self._x("SELECT count(*) FROM blocks_fts WHERE blocks_fts MATCH ?", (match,)).fetchone()[0])
-            if window >= total:
+            if len(rows) >= limit or len(ranked) < window:  # enough passed, or every match was ranked
                 break
             window *= 4
         return [BlockHit(r[0], r[1], float(r[2])) for r in rows]
+
+    def _rowid_shards(self) -> list[tuple[int, int]]:
+        """Rowid ranges to rank a query over side by side: as many as the
+        transaction can fan out, splitting the blocks table's rowid span (read
+        off its primary key, across workspaces: the index is shared, and every
+        row it ranks is joined back through this workspace's filter). Probing
+        the query's own matches first cost more than an idle range does."""
+        everything = [(-(2 ** 63), 2 ** 63 - 1)]
+        parts = self._tx.parallel_reads
+        if parts < 2:
+            return everything
+        low, high = self._x("SELECT (SELECT min(rid) FROM blocks), (SELECT max(rid) FROM blocks)").fetchone()
+        if low is None or high - low < parts:
+            return everything
+        step = (high - low) // parts + 1
+        return [(low + i * step, low + (i + 1) * step - 1) for i in range(parts)]
+
+    def _ranked_in_index(self, match: str, shards: list[tuple[int, int]], window: int) -> list[tuple[int, float]]:
+        """The best ``window`` (rowid, score) pairs for ``match``, best first, each
+        rowid range ranked on its own (bm25's statistics are the whole index's in
+        every range, so their scores compare)."""
+        # One bm25 call per row: ordering by a different expression than the one
+        # selected (say, -bm25) would score every match twice.
+        found = self._tx.fan_out(
+            "SELECT rowid, bm25(blocks_fts) AS lower_is_better FROM blocks_fts WHERE blocks_fts MATCH ?"
+            " AND rowid BETWEEN ? AND ?"
+            " ORDER BY lower_is_better LIMIT ?",
+            [(match, low, high, window) for low, high in shards],
+        )
+        best = heapq.nsmallest(window, (r for rows in found for r in rows), key=lambda r: r[1])
+        return [(int(rid), -float(rank)) for rid, rank in best]  # bm25() is lower-is-better
 
     def chunks_by_digest(self, digests: Iterable[str], flt: SearchFilter) -> list[ChunkHit]:
         """The chunks carrying these digests that the caller may see."""

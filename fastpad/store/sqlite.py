@@ -1,4 +1,5 @@
-"""The embedded backend: one SQLite file per deployment, WAL, stdlib sqlite3 + FTS5.
+"""The embedded backend: one SQLite file per deployment, WAL, FTS5 (the SQLite
+library is chosen in fastpad/store/engine.py).
 
 Writers take the database's write lock up front (``BEGIN IMMEDIATE``), so a
 write transaction never fails half-way on a lock upgrade; readers run
@@ -8,15 +9,17 @@ concurrently under WAL. Connections come from a small pool shared across threads
 from __future__ import annotations
 
 import json
+import os
 import queue
-import sqlite3
 import threading
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from concurrent.futures import Future, ThreadPoolExecutor
 from contextlib import contextmanager
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
+from fastpad.store.engine import sqlite3
 from fastpad.store.base import Dialect, Store, WorkspaceTx, js_dumps, migrations, search_terms, utcnow
 from fastpad.store.records import LexicalHit
 
@@ -49,6 +52,29 @@ class SqliteDialect(Dialect):
 
 
 class SqliteWorkspaceTx(WorkspaceTx):
+    _store: SqliteStore
+
+    @property
+    def parallel_reads(self) -> int:
+        # A write transaction's own changes are invisible to other connections.
+        return 1 if self.writable else 1 + self._store.side_readers
+
+    def fan_out(self, sql: str, param_sets: Sequence[Sequence[Any]]) -> list[list[Any]]:
+        """The first set runs here; each other set on an idle pooled connection,
+        concurrently (sqlite3 releases the GIL while a statement steps), or here
+        after the first when no connection is idle — a busy server never waits
+        for a helper. A side read is its own read transaction, begun a moment
+        after this one: callers join its rows back through this transaction, so
+        a write committed in between is at most dropped or missed, the same as a
+        statement issued a moment later."""
+        if self.writable or len(param_sets) < 2:
+            return super().fan_out(sql, param_sets)
+        aside = [self._store.read_aside(self._d.sql(sql), params) for params in param_sets[1:]]
+        rows = [self._x(sql, param_sets[0]).fetchall()]
+        for params, pending in zip(param_sets[1:], aside):
+            rows.append(self._x(sql, params).fetchall() if pending is None else pending.result())
+        return rows
+
     def lexical_search(self, query, *, limit=20, note_ids=None, include_archived=False):  # type: ignore[override]
         terms = search_terms(query)
         if not terms:
@@ -76,8 +102,12 @@ class SqliteStore(Store):
     tx_class = SqliteWorkspaceTx
     integrity_errors = (sqlite3.IntegrityError,)
 
-    def __init__(self, path: str | Path, *, migrate_to: int | None = None, pool_size: int = 8) -> None:
+    def __init__(self, path: str | Path, *, migrate_to: int | None = None, pool_size: int = 8,
+                 side_readers: int | None = None) -> None:
         self.path = Path(path)
+        # Threads for WorkspaceTx.fan_out: one per core beyond the caller's, at most three.
+        self.side_readers = max(0, min(3, (os.cpu_count() or 1) - 1)) if side_readers is None else side_readers
+        self._side_threads: ThreadPoolExecutor | None = None
         self.path.parent.mkdir(parents=True, exist_ok=True)
         self.dialect = SqliteDialect()
         self._pool: queue.LifoQueue[sqlite3.Connection] = queue.LifoQueue()
@@ -121,6 +151,33 @@ class SqliteStore(Store):
                 self._pool.put(conn)
         finally:
             self._slots.release()
+
+    def read_aside(self, sql: str, params: Sequence[Any]) -> Future[list[Any]] | None:
+        """Run one read-only statement on an idle pooled connection in a side
+        thread; None when no connection is free right now (never waits)."""
+        if self._closed or not self.side_readers or not self._slots.acquire(blocking=False):
+            return None
+        try:
+            conn = self._pool.get_nowait()
+        except queue.Empty:
+            conn = self._connect()
+        with self._lock:
+            if self._side_threads is None:
+                self._side_threads = ThreadPoolExecutor(self.side_readers, thread_name_prefix="fastpad-sqlite-aside")
+
+        def run() -> list[Any]:
+            try:
+                return conn.execute(sql, params).fetchall()  # autocommit: its own read transaction
+            finally:
+                self._pool.put(conn)
+                self._slots.release()
+
+        try:
+            return self._side_threads.submit(run)
+        except BaseException:
+            self._pool.put(conn)
+            self._slots.release()
+            raise
 
     @contextmanager
     def _transaction(self, *, write: bool, settings: Mapping[str, str]) -> Iterator[sqlite3.Connection]:
@@ -201,6 +258,8 @@ class SqliteStore(Store):
         if self._closed:
             return
         self._closed = True
+        if self._side_threads is not None:
+            self._side_threads.shutdown(wait=True)
         with self._lock:
             for conn in self._all:
                 try:
