@@ -175,17 +175,19 @@ def bulk_insert(tx: WorkspaceTx, specs: list, documents: list, principal: Princi
     """The rows the write path commits for these creates (see the module docstring)."""
     d, ws, actor = tx._d, tx.workspace_id, _actor(principal)
     at = d.ts(AT)
-    notes, updates, feed, titles, tags = [], [], [], [], []
+    notes, snapshots, updates, feed, titles, tags = [], [], [], [], [], []
     for seq, ((note_id, title, kind, props), (update, snapshot, frontier)) in enumerate(zip(specs, documents), first_seq):
-        notes.append((note_id, ws, title, d.js([kind]), d.js(props), snapshot, frontier, 1, actor.kind, actor.id, at, at))
+        notes.append((note_id, ws, title, d.js([kind]), d.js(props), frontier, 1, actor.kind, actor.id, at, at))
+        snapshots.append((note_id, ws, snapshot))
         updates.append((ws, note_id, 1, "create", update, None, frontier, actor.kind, actor.id, actor.token_id,
                         actor.origin, at))
         feed.append((ws, seq, "create", note_id, None, actor.kind, actor.id, actor.token_id, d.js([]), 0, at))
         titles.append((ws, note_id, title_key(title), title, at, None))
         tags.append((ws, note_id, kind))
-    tx._many("INSERT INTO notes (id, workspace_id, title, types, properties, snapshot, frontier, op_seq,"
+    tx._many("INSERT INTO notes (id, workspace_id, title, types, properties, frontier, op_seq,"
              " created_by_kind, created_by_id, archived_at, trashed_at, created_at, updated_at)"
-             " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, NULL, NULL, ?, ?)", notes)
+             " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, NULL, NULL, ?, ?)", notes)
+    tx._many("INSERT INTO note_snapshots (note_id, workspace_id, snapshot) VALUES (?, ?, ?)", snapshots)
     tx._many("INSERT INTO note_updates (workspace_id, note_id, seq, kind, payload, peer_id, frontier, principal_kind,"
              " principal_id, token_id, origin, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", updates)
     tx._many("INSERT INTO change_feed (workspace_id, seq, kind, note_id, subject_id, actor_kind, actor_id, token_id,"

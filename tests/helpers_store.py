@@ -12,7 +12,10 @@ from fastpad.notes.ids import new_id
 from fastpad.security.people import PeopleService
 from fastpad.security.principals import Principal
 from fastpad.security.tokens import TokenService
-from fastpad.store import Store
+from fastpad.search.query import lexical_match
+from fastpad.store import Store, WorkspaceTx
+from fastpad.store.feed import FeedRow
+from fastpad.store.search_index import BlockHit, SearchFilter
 
 
 @dataclass
@@ -94,3 +97,14 @@ def agent_propose(svc: Services, principal: Principal, note_id: str, ops: list[d
     resolved = [{("handle" if k == "block" else k): (handles[v] if k == "block" else v) for k, v in op.items()}
                 for op in ops]
     return review.propose(principal, session, note_id, resolved, fetched.frontier, key)
+
+
+def lexical(tx: WorkspaceTx, text: str, *, include_archived: bool = False, limit: int = 20) -> list[BlockHit]:
+    """Blocks matching ``text`` best first, read as the lexical search strategy reads them."""
+    match = lexical_match(text, tx.search_index.backend)
+    return tx.search_index.lexical_blocks(match, SearchFilter(include_archived=include_archived), limit=limit)
+
+
+def feed_rows(tx: WorkspaceTx) -> list[FeedRow]:
+    """The workspace's whole change feed, in order."""
+    return tx.feed.read(after_seq=0, upto_seq=tx.feed.head(), limit=100_000)

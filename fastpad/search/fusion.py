@@ -101,7 +101,16 @@ class Explanation:
     superseded_by: str | None = None
 
     def to_dict(self) -> dict:
-        return asdict(self)
+        """JSON-ready (tuples become lists). Written out rather than ``asdict``,
+        whose deep copy was a visible share of a search's time."""
+        return {
+            "query_kind": self.query_kind,
+            "contributions": [dict(vars(c)) for c in self.contributions],
+            "matched_terms": list(self.matched_terms),
+            "graph_path": list(self.graph_path),
+            "penalties": [dict(vars(p)) for p in self.penalties],
+            "superseded_by": self.superseded_by,
+        }
 
 
 @dataclass(frozen=True)

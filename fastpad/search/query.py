@@ -185,6 +185,15 @@ def postgres_tsquery(text: str | ParsedQuery, *, require_phrases: bool = True) -
     return f"{required} & ( {' | '.join(phrases + terms)} )"
 
 
+def lexical_match(text: str | ParsedQuery, backend: str) -> str:
+    """The lexical index's query for user text on ``backend`` ("sqlite" or "postgres"):
+    what ``SearchIndex.lexical_blocks`` takes."""
+    parsed = text if isinstance(text, ParsedQuery) else parse_query(text)
+    if backend == "postgres":
+        return postgres_tsquery(parsed)
+    return "" if parsed.is_empty else lexical_query_terms(parsed)
+
+
 def postgres_websearch_text(text: str | ParsedQuery) -> str:
     """Alternative input for ``websearch_to_tsquery(config, %s)``: terms ORed,
     phrases quoted; leading ``-`` (negation) and bare ``or`` removed so the

@@ -193,11 +193,8 @@ def _check_strategies(strategies: Iterable[str] | None) -> list[str]:
 
 def _successors(tx: WorkspaceTx, principal: Principal, note_ids: Sequence[str]) -> dict[str, str]:
     """Which of these notes a visible, live note supersedes (the knowledge model's lookup)."""
-    found = {}
-    for note_id in note_ids:
-        supersession = tx.links.supersession(note_id)
-        if supersession is not None and principal.can_see(supersession[0]):
-            found[note_id] = supersession[0]
+    found = {note_id: successor for note_id, (successor, _link) in tx.links.supersessions_of(note_ids).items()
+             if principal.can_see(successor)}
     live = tx.search_index.visible_notes(found.values(), SearchFilter(note_ids=principal.note_ids,
                                                                       include_archived=True))
     return {note_id: successor for note_id, successor in found.items() if successor in live}
@@ -242,12 +239,9 @@ def _render(tx: WorkspaceTx, fused: FusedResults, flt: SearchFilter, parsed: Par
 
 def _explain(hit: FusedHit, terms: tuple[str, ...]) -> dict[str, Any]:
     explanation = replace(hit.explanation, matched_terms=terms).to_dict()
-    explanation["graph_path"] = list(explanation["graph_path"])
-    explanation["matched_terms"] = list(explanation["matched_terms"])
-    explanation["contributions"] = [
-        {**c, "score": round(c["score"], 6), "rrf": round(c["rrf"], 6)} for c in explanation["contributions"]
-    ]
-    explanation["penalties"] = list(explanation["penalties"])
+    for contribution in explanation["contributions"]:
+        contribution["score"] = round(contribution["score"], 6)
+        contribution["rrf"] = round(contribution["rrf"], 6)
     return explanation
 
 

@@ -18,7 +18,7 @@ from datetime import datetime, timedelta
 from fastpad.knowledge.trust import ASSERTED, INFERRED, edge_walkable
 from fastpad.search.fusion import GRAPH, LEXICAL, RECENCY, RankedList, StrategyHit, collapse_by_note
 from fastpad.search.hybrid import SearchRequest
-from fastpad.search.query import lexical_query_terms, postgres_tsquery
+from fastpad.search.query import lexical_match
 from fastpad.store import WorkspaceTx
 from fastpad.store.search_index import SearchFilter
 
@@ -37,10 +37,7 @@ class LexicalStrategy:
 
     def search(self, request: SearchRequest) -> RankedList:
         tx: WorkspaceTx = request.context["tx"]
-        if tx.search_index.backend == "postgres":
-            match = postgres_tsquery(request.parsed)
-        else:
-            match = "" if request.parsed.is_empty else lexical_query_terms(request.parsed)
+        match = lexical_match(request.parsed, tx.search_index.backend)
         blocks = tx.search_index.lexical_blocks(match, request.context["filter"],
                                                 limit=request.depth * self.blocks_per_note)
         per_note: dict[str, int] = {}

@@ -167,7 +167,7 @@ class EmbeddingWorker:
             self._backfill(workspace_id)
         total = 0
         given_up: set[str] = set()
-        while True:
+        while not self._stopping:  # a server shutting down waits for one batch, not for the whole backlog
             with self.store.read(workspace_id) as tx:
                 pending = [n for n in tx.search_index.notes_missing_vectors(
                     self.provider.name, limit=self.notes_per_batch + len(given_up)) if n not in given_up]

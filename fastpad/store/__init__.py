@@ -22,9 +22,7 @@ from fastpad.store.records import (
     Actor,
     AgentRow,
     BlockRow,
-    ChangeRow,
     IdempotencyRecord,
-    LexicalHit,
     MemberRow,
     NoteRow,
     NoteWrite,
@@ -36,7 +34,7 @@ from fastpad.store.records import (
 )
 
 __all__ = [
-    "UNCHANGED", "Actor", "AgentRow", "BlockRow", "ChangeRow", "IdempotencyRecord", "LexicalHit", "MemberRow",
+    "UNCHANGED", "Actor", "AgentRow", "BlockRow", "IdempotencyRecord", "MemberRow",
     "NoteRow", "NoteWrite", "OpLogEntry", "PersonRow", "SessionRow", "Store", "TokenRow", "WorkspaceRow",
     "WorkspaceTx", "migrations", "open_store", "sqlite_url", "utcnow",
 ]

@@ -40,9 +40,7 @@ from fastpad.store.records import (
     Actor,
     AgentRow,
     BlockRow,
-    ChangeRow,
     IdempotencyRecord,
-    LexicalHit,
     MemberRow,
     NoteRow,
     NoteWrite,
@@ -56,8 +54,6 @@ from fastpad.store.records import (
 MIGRATIONS_DIR = Path(__file__).parent / "migrations"
 IDEMPOTENCY_TTL = timedelta(hours=24)
 _MIGRATION_NAME = re.compile(r"^(\d{4})_([a-z0-9_]+)\.sql$")
-_SEARCH_TERM = re.compile(r"\w+", re.UNICODE)
-MAX_SEARCH_TERMS = 32
 
 
 def utcnow() -> datetime:
@@ -76,12 +72,6 @@ def migrations(backend: str) -> list[tuple[int, str, str]]:
     if versions != list(range(1, len(versions) + 1)):
         raise RuntimeError(f"{backend} migrations must be numbered 1..n without gaps, got {versions}")
     return found
-
-
-def search_terms(query: str) -> list[str]:
-    """A user's query as plain word terms: punctuation, quotes and operators
-    (AND, NEAR, ``:``, ``*``…) never reach the index's query language."""
-    return [t.lower() for t in _SEARCH_TERM.findall(query or "")][:MAX_SEARCH_TERMS]
 
 
 class Dialect:
@@ -186,6 +176,7 @@ class WorkspaceTx:
     def imports(self) -> ImportTables:
         """Imports, their ledgers, the ids they minted, and attachments (fastpad/store/imports.py)."""
         return ImportTables(self)
+
 
     # ------------------------------------------------------------------ workspace, people, members
 
@@ -405,12 +396,20 @@ class WorkspaceTx:
     _NOTE_COLUMNS = "id, title, types, properties, frontier, op_seq, archived_at, trashed_at, created_at, updated_at"
 
     def note(self, note_id: str, *, with_snapshot: bool = False, for_update: bool = False) -> NoteRow | None:
-        cols = self._NOTE_COLUMNS + (", snapshot" if with_snapshot else "")
         lock = self._d.for_update if for_update else ""
         row = self._x(
-            f"SELECT {cols} FROM notes WHERE workspace_id = ? AND id = ?{lock}", (self.workspace_id, note_id)
+            f"SELECT {self._NOTE_COLUMNS} FROM notes WHERE workspace_id = ? AND id = ?{lock}", (self.workspace_id, note_id)
         ).fetchone()
-        return self._note(row, with_snapshot) if row else None
+        if row is None:
+            return None
+        snapshot = None
+        if with_snapshot:
+            # A statement of its own, after the lock: on PostgreSQL a writer that
+            # waited for the note row must read the snapshot the previous writer
+            # committed, which the locking statement's own view predates.
+            snapshot = bytes(self._x("SELECT snapshot FROM note_snapshots WHERE workspace_id = ? AND note_id = ?",
+                                     (self.workspace_id, note_id)).fetchone()[0])
+        return self._note(row, snapshot)
 
     def list_notes(
         self,
@@ -438,7 +437,7 @@ class WorkspaceTx:
         rows = self._x(
             f"SELECT {self._NOTE_COLUMNS} FROM notes WHERE {' AND '.join(where)} ORDER BY id LIMIT ?", params
         ).fetchall()
-        return [self._note(r, False) for r in rows]
+        return [self._note(r) for r in rows]
 
     def existing_note_ids(self, note_ids: Iterable[str]) -> set[str]:
         ids = list(dict.fromkeys(note_ids))
@@ -469,34 +468,13 @@ class WorkspaceTx:
             for r in rows
         ]
 
-    def changes(self, *, after_seq: int = 0, limit: int = 1000) -> list[ChangeRow]:
-        rows = self._x(
-            "SELECT seq, note_id, kind, at FROM change_feed WHERE workspace_id = ? AND seq > ?"
-            " ORDER BY seq LIMIT ?",
-            (self.workspace_id, after_seq, int(limit)),
-        ).fetchall()
-        return [ChangeRow(r[0], r[1], r[2], self._d.ts_out(r[3])) for r in rows]
-
-    def lexical_search(
-        self,
-        query: str,
-        *,
-        limit: int = 20,
-        note_ids: Iterable[str] | None = None,
-        include_archived: bool = False,
-    ) -> list[LexicalHit]:
-        """Blocks matching any word of ``query`` (best first). Trashed notes never
-        match; archived notes only when asked. The query is reduced to plain
-        terms first, so no input is a syntax error."""
-        raise NotImplementedError
-
-    def _note(self, r: Sequence[Any], with_snapshot: bool) -> NoteRow:
+    def _note(self, r: Sequence[Any], snapshot: bytes | None = None) -> NoteRow:
         d = self._d
         return NoteRow(
             id=r[0], title=r[1], types=tuple(d.js_out(r[2])), properties=d.js_out(r[3]), frontier=r[4],
             op_seq=int(r[5]), archived_at=d.ts_out(r[6]), trashed_at=d.ts_out(r[7]),
             created_at=d.ts_out(r[8]), updated_at=d.ts_out(r[9]),
-            snapshot=bytes(r[10]) if with_snapshot else None,
+            snapshot=snapshot,
         )
 
     # ------------------------------------------------------------------ notes: the single write path
@@ -519,22 +497,24 @@ class WorkspaceTx:
                 raise ValueError("a create needs a snapshot and a frontier")
             seq = 1 if w.update is not None else 0
             self._x(
-                "INSERT INTO notes (id, workspace_id, title, types, properties, snapshot, frontier, op_seq,"
+                "INSERT INTO notes (id, workspace_id, title, types, properties, frontier, op_seq,"
                 " created_by_kind, created_by_id, archived_at, trashed_at, created_at, updated_at)"
-                " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, NULL, NULL, ?, ?)",
+                " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, NULL, NULL, ?, ?)",
                 (
                     w.note_id, self.workspace_id, w.title or "", d.js(list(w.types or ())),
-                    d.js(dict(w.properties or {})), w.snapshot, w.frontier, seq, w.actor.kind, w.actor.id, at, at,
+                    d.js(dict(w.properties or {})), w.frontier, seq, w.actor.kind, w.actor.id, at, at,
                 ),
             )
+            self._x("INSERT INTO note_snapshots (note_id, workspace_id, snapshot) VALUES (?, ?, ?)",
+                    (w.note_id, self.workspace_id, w.snapshot))
             previous_blocks = []
         else:
             if w.expected_frontier is None:
                 raise ValueError("an update needs expected_frontier")
             sets, params = ["updated_at = ?"], [at]
             if w.snapshot is not None:
-                sets += ["snapshot = ?", "frontier = ?"]
-                params += [w.snapshot, w.frontier]
+                sets.append("frontier = ?")
+                params.append(w.frontier)
             if w.title is not None:
                 sets.append("title = ?")
                 params.append(w.title)
@@ -566,6 +546,9 @@ class WorkspaceTx:
                     extra={"expected_frontier": w.expected_frontier, "current_frontier": current.frontier},
                 )
             seq = int(row[0])
+            if w.snapshot is not None:
+                self._x("UPDATE note_snapshots SET snapshot = ? WHERE workspace_id = ? AND note_id = ?",
+                        (w.snapshot, self.workspace_id, w.note_id))
         if w.update is not None:
             self._x(
                 "INSERT INTO note_updates (workspace_id, note_id, seq, kind, payload, peer_id, frontier,"

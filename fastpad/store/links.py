@@ -341,9 +341,19 @@ class LinkStore:
 
     def supersession(self, note_id: str) -> tuple[str, str] | None:
         """(successor note id, supersedes link id) for a superseded note."""
-        row = self._x("SELECT successor_id, link_id FROM supersessions WHERE workspace_id = ? AND note_id = ?",
-                      (self.workspace_id, note_id)).fetchone()
-        return (row[0], row[1]) if row else None
+        return self.supersessions_of([note_id]).get(note_id)
+
+    def supersessions_of(self, note_ids: Iterable[str]) -> dict[str, tuple[str, str]]:
+        """:meth:`supersession` of several notes in one statement (only superseded ones are keys)."""
+        ids = sorted(set(note_ids))
+        if not ids:
+            return {}
+        rows = self._x(
+            "SELECT note_id, successor_id, link_id FROM supersessions"
+            f" WHERE workspace_id = ? AND {self._d.in_ids('note_id')}",
+            (self.workspace_id, self._d.ids(ids)),
+        ).fetchall()
+        return {r[0]: (r[1], r[2]) for r in rows}
 
     def set_supersession(self, note_id: str, successor_id: str, link_id: str, at: datetime) -> None:
         self._tx._w()  # noqa: SLF001

@@ -35,8 +35,7 @@ from psycopg.conninfo import make_conninfo
 from psycopg.types.json import Jsonb
 from psycopg_pool import ConnectionPool
 
-from fastpad.store.base import Dialect, Store, WorkspaceTx, migrations, search_terms, utcnow
-from fastpad.store.records import LexicalHit
+from fastpad.store.base import Dialect, Store, migrations, utcnow
 
 _MIGRATION_LOCK = 0x6661737470616401  # pg_advisory lock key: "fastpad" + 1
 _TEXT_CONFIG = "english"
@@ -69,32 +68,8 @@ class PostgresDialect(Dialect):
         return f"{column} = ANY(?)"
 
 
-class PostgresWorkspaceTx(WorkspaceTx):
-    def lexical_search(self, query, *, limit=20, note_ids=None, include_archived=False):  # type: ignore[override]
-        terms = search_terms(query)
-        if not terms:
-            return []
-        tsquery = " | ".join(terms)  # word characters only: nothing to_tsquery could read as an operator
-        where = ["b.tsv @@ q.q", "b.workspace_id = ?", "n.workspace_id = ?", "n.trashed_at IS NULL"]
-        params: list[Any] = [tsquery, self.workspace_id, self.workspace_id]
-        if not include_archived:
-            where.append("n.archived_at IS NULL")
-        if note_ids is not None:
-            where.append(self._d.in_ids("b.note_id"))
-            params.append(self._d.ids(note_ids))
-        params.append(int(limit))
-        rows = self._x(
-            "SELECT b.note_id, b.block_id, b.type, b.text, b.origin, b.review_state, ts_rank_cd(b.tsv, q.q)"
-            f" FROM (SELECT to_tsquery('{_TEXT_CONFIG}', ?) AS q) q, blocks b JOIN notes n ON n.id = b.note_id"
-            f" WHERE {' AND '.join(where)} ORDER BY 7 DESC, b.note_id, b.position LIMIT ?",
-            params,
-        ).fetchall()
-        return [LexicalHit(r[0], r[1], r[2], r[3], r[4], r[5], float(r[6])) for r in rows]
-
-
 class PostgresStore(Store):
     backend = "postgres"
-    tx_class = PostgresWorkspaceTx
     integrity_errors = (psycopg.errors.IntegrityError,)
 
     def __init__(self, url: str, *, migrate_to: int | None = None, pool_size: int = 8) -> None:

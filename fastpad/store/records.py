@@ -164,25 +164,6 @@ class OpLogEntry:
 
 
 @dataclass(frozen=True)
-class ChangeRow:
-    seq: int
-    note_id: str
-    kind: str
-    at: datetime
-
-
-@dataclass(frozen=True)
-class LexicalHit:
-    note_id: str
-    block_id: str
-    type: str
-    text: str
-    origin: str
-    review_state: str
-    score: float  # higher is better; comparable only within one backend
-
-
-@dataclass(frozen=True)
 class IdempotencyRecord:
     """A mutation's first response, replayed verbatim for the same key and body."""
 

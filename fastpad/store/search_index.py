@@ -348,8 +348,9 @@ class SearchIndex:
         while True:
             ranked = self._ranked_in_index(match, shards, window)
             rows = self._x(
-                "SELECT b.note_id, b.block_id, f.s FROM (SELECT json_extract(value, '$[0]') AS rid, json_extract(value, '$[1]') AS s"
-                " FROM json_each(?)) f CROSS JOIN blocks b ON b.rid = f.rid CROSS JOIN notes n ON n.id = b.note_id"
+                "SELECT b.note_id, b.block_id, f.s FROM (SELECT json_extract(value, '$[0]') AS rid,"
+                " json_extract(value, '$[1]') AS s FROM json_each(?)) f"
+                " CROSS JOIN blocks b ON b.rid = f.rid CROSS JOIN notes n ON n.id = b.note_id"
                 f" WHERE b.workspace_id = ? AND n.workspace_id = ?{where}"
                 " ORDER BY f.s DESC, b.note_id, b.position LIMIT ?",
                 [json.dumps(ranked), self.workspace_id, self.workspace_id, *params, int(limit)],

@@ -545,7 +545,7 @@ class _Compiler:
     def _fetch(self, sql: _Sql, limit: int) -> list[RowHit]:
         rows = self.tx._x(sql.add("LIMIT ?", limit).text(), sql.params).fetchall()
         width = len(self.note_columns)
-        return [RowHit(self.tx._note(r[:width], False), tuple(self._key_out(k, v) for k, v in zip(self.q.keys, r[width:])))
+        return [RowHit(self.tx._note(r[:width]), tuple(self._key_out(k, v) for k, v in zip(self.q.keys, r[width:])))
                 for r in rows]
 
     def _bind(self, key: SortKey, value: Any) -> Any:

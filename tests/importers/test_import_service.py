@@ -15,7 +15,7 @@ from fastpad.knowledge.graph import GraphService
 from fastpad.knowledge.types import TypeService
 from fastpad.security.scopes import NOTES_READ, NOTES_WRITE
 from fastpad.store.imports import LedgerEntry
-from tests.helpers_store import Services, Workspace
+from tests.helpers_store import Services, Workspace, lexical
 from tests.importers.fixtures import MARKDOWN, NOTION, NOTION_ROOT, OBSIDIAN, write_tree, zip_tree
 
 
@@ -93,7 +93,7 @@ def test_vault_notes_are_untrusted_searchable_and_linked_by_obsidians_rules(svc,
     board = note_titled(svc, ws, "Board")
     assert {e.target_title for e in graph.links(ws.owner, board.id).outgoing} == {"Home", "Plan", "Gone/Missing.md"}
     with svc.store.read(ws.id) as tx:
-        assert {hit.note_id for hit in tx.lexical_search("Ship")} == {plan.id}
+        assert {hit.note_id for hit in lexical(tx, "Ship")} == {plan.id}
     assert imports.attachment(ws.owner, attachment.rsplit("/", 1)[-1]).content.startswith(b"\x89PNG")
 
 

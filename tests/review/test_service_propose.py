@@ -18,6 +18,7 @@ from fastpad.errors import (
 from fastpad.security.handles import HANDLE_TTL
 
 from .conftest import PUBLIC_URL, Env
+from tests.helpers_store import feed_rows
 
 LONG_A = ("The migration plan moves every customer account to the new billing cluster during the quiet "
           "weekend window, after the finance team signs off on the reconciliation report.")
@@ -192,13 +193,13 @@ def test_dry_run_validates_and_diffs_and_writes_nothing(env: Env, store) -> None
     agent = env.agent()
     fetched = env.fetch(agent, note)
     with store.read(env.ws.id) as tx:
-        feed_before = len(tx.changes())
+        feed_before = len(feed_rows(tx))
     turn = env.propose(agent, fetched, _replace(fetched, 0, "Changed."), dry_run=True)
     assert turn.dry_run and turn.id is None and turn.review_url is None
     assert [(d.kind, d.after.text) for d in turn.diffs] == [("replaced", "Changed.")]
     assert turn_count(env) == 0 and env.review.audit_log(env.owner) == []
     with store.read(env.ws.id) as tx:
-        assert len(tx.changes()) == feed_before
+        assert len(feed_rows(tx)) == feed_before
     # the key was not spent: the real proposal under it works
     assert env.propose(agent, fetched, _replace(fetched, 0, "Changed.")).status == "pending"
     with pytest.raises(StaleFrontier):  # and a dry run still refuses what a real one would

@@ -3,6 +3,7 @@ return, explanations, supersession, the no-provider fallback and the embedding w
 
 from __future__ import annotations
 
+import threading
 from dataclasses import dataclass, replace
 
 import pytest
@@ -17,6 +18,7 @@ from fastpad.search.service import SearchService
 from fastpad.search.vectors import StoredVectors
 from fastpad.search.worker import EmbeddingWorker
 from tests.helpers_store import edit_ops
+from tests.search.helpers import WordHashProvider
 
 
 @dataclass
@@ -274,3 +276,39 @@ def test_bad_requests_get_typed_errors(svc, ws, engine):
         with pytest.raises(ValidationFailed) as failure:
             engine.service.search(ws.owner, call.pop("text"), **call)
         assert failure.value.field_errors[0].field == field
+
+
+class GatedProvider(WordHashProvider):
+    """Embeds like WordHashProvider, but each call first announces itself and waits to be let through."""
+
+    name = "test:gated"
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.entered = threading.Event()
+        self.go = threading.Event()
+
+    def embed(self, texts):
+        self.entered.set()
+        assert self.go.wait(30)
+        return super().embed(texts)
+
+
+def test_stopping_the_worker_mid_backlog_waits_for_one_batch_not_the_backlog(store, svc, ws):
+    for i in range(40):  # three batches of 16 notes
+        note(svc, ws.owner, f"Backlog {i}", f"Paragraph number {i} about a lighthouse keeper.")
+    provider = GatedProvider()
+    worker = EmbeddingWorker(store, StoredVectors(store, provider))
+    worker.start()
+    worker.wake(ws.id)
+    assert provider.entered.wait(30)  # inside the first batch
+    stopper = threading.Thread(target=worker.stop)
+    stopper.start()  # asks the worker to stop while the batch is still running
+    with worker._cond:  # noqa: SLF001 - wait until stop() has raised the flag
+        assert worker._cond.wait_for(lambda: worker._stopping, 30)  # noqa: SLF001
+    provider.go.set()
+    stopper.join(30)
+    assert not stopper.is_alive()
+    assert provider.calls == 1  # the batch in flight finished; the other two never started
+    with store.read(ws.id) as tx:
+        assert len(tx.search_index.notes_missing_vectors(provider.name, limit=100)) == 40 - worker.notes_per_batch

@@ -15,7 +15,7 @@ from fastpad.errors import (
 )
 from fastpad.notes import Block, NoteDocument, UpdateLimits, is_ulid, parse_markdown
 from fastpad.knowledge.notes import NoteService
-from tests.helpers_store import agent_propose, client_copy, edit_ops
+from tests.helpers_store import agent_propose, client_copy, edit_ops, feed_rows, lexical
 
 MARKDOWN = """---
 title: Trip plan
@@ -31,8 +31,8 @@ Bring the quokka camera.
 
 def everything(store, workspace_id, note_id):
     with store.read(workspace_id) as tx:
-        return (tx.note(note_id, with_snapshot=True), tx.op_log(note_id), tx.blocks(note_id), tx.changes(),
-                [h.block_id for h in tx.lexical_search("quokka camera passport")])
+        return (tx.note(note_id, with_snapshot=True), tx.op_log(note_id), tx.blocks(note_id), feed_rows(tx),
+                [h.block_id for h in lexical(tx, "quokka camera passport")])
 
 
 # ---------------------------------------------------------------------- create / get / markdown
@@ -234,9 +234,9 @@ def test_archive_and_trash_states_and_lists(svc, ws) -> None:
     assert {n.id for n in svc.notes.list(ws.owner, include_archived=True, include_trashed=True).items} == {
         a.id, b.id, c.id}
     with svc.store.read(ws.id) as tx:
-        assert {h.note_id for h in tx.lexical_search("zebra")} == {c.id}  # archived and trashed drop out
-        assert {h.note_id for h in tx.lexical_search("zebra", include_archived=True)} == {a.id, c.id}
-        assert [ch.kind for ch in tx.changes()] == ["create", "create", "create", "archive", "trash"]
+        assert {h.note_id for h in lexical(tx, "zebra")} == {c.id}  # archived and trashed drop out
+        assert {h.note_id for h in lexical(tx, "zebra", include_archived=True)} == {a.id, c.id}
+        assert [ch.kind for ch in feed_rows(tx)] == ["create", "create", "create", "archive", "trash"]
     assert not svc.notes.unarchive(ws.owner, a.id).archived
     assert not svc.notes.restore(ws.owner, b.id).trashed
     assert len(svc.notes.list(ws.owner).items) == 3

@@ -12,6 +12,7 @@ from fastpad.knowledge.history import HistoryService
 from fastpad.knowledge.memory import MemoryService
 from fastpad.knowledge.trash import TrashService
 from fastpad.notes import Block
+from tests.helpers_store import lexical
 
 
 @pytest.fixture
@@ -31,7 +32,7 @@ def state(store, workspace_id, note_id, word):
             "row": tx.note(note_id) is not None,
             "op_log": len(tx.op_log(note_id)),
             "blocks": [b.text for b in tx.blocks(note_id)],
-            "indexed": sorted(h.note_id for h in tx.lexical_search(word)),
+            "indexed": sorted(h.note_id for h in lexical(tx, word)),
             "out": [e.link.target_title for e in tx.links.edges(note_id, direction="out", include_unresolved=True,
                                                                  include_trashed=True)],
             "in": [e.link.source_note_id for e in tx.links.edges(note_id, direction="in", include_trashed=True)],

@@ -6,7 +6,7 @@ from concurrent.futures import ThreadPoolExecutor
 
 from fastpad.errors import StaleFrontier
 from fastpad.notes import Block
-from tests.helpers_store import client_copy, make_services
+from tests.helpers_store import client_copy, feed_rows, make_services
 
 
 def test_concurrent_edits_from_one_frontier_have_exactly_one_winner(store, fast_hasher) -> None:
@@ -44,7 +44,7 @@ def test_concurrent_creates_get_distinct_contiguous_feed_seqs(store, fast_hasher
     with ThreadPoolExecutor(max_workers=4) as pool:
         ids = list(pool.map(create, range(16)))
     with store.read(ws.id) as tx:
-        changes = tx.changes()
+        changes = feed_rows(tx)
         listed = tx.list_notes(limit=100)
     assert [c.seq for c in changes] == list(range(1, 17))
     assert sorted(c.note_id for c in changes) == sorted(ids)

@@ -13,10 +13,11 @@ import pytest
 from fastpad.errors import NotFound
 from fastpad.notes import Block
 from fastpad.store import Actor, NoteWrite
-from tests.helpers_store import make_services
+from tests.helpers_store import feed_rows, lexical, make_services
 
 WORKSPACE_TABLES = [
-    "workspaces", "workspace_members", "agents", "tokens", "web_sessions", "notes", "note_updates", "blocks",
+    "workspaces", "workspace_members", "agents", "tokens", "web_sessions", "notes", "note_snapshots", "note_updates",
+    "blocks",
     "links", "note_titles", "supersessions", "idempotency_keys", "change_feed",
     "memory_topics",
     "chunks", "chunk_vectors",
@@ -46,8 +47,8 @@ def test_a_workspace_transaction_sees_only_its_own_rows(two) -> None:
         assert [n.id for n in tx.list_notes(include_archived=True, include_trashed=True)] == [note_a.id]
         assert tx.blocks(note_b.id) == []
         assert tx.op_log(note_b.id) == []
-        assert {c.note_id for c in tx.changes()} == {note_a.id}
-        assert [h.note_id for h in tx.lexical_search("shared word")] == [note_a.id]
+        assert {c.note_id for c in feed_rows(tx)} == {note_a.id}
+        assert [h.note_id for h in lexical(tx, "shared word")] == [note_a.id]
         assert tx.existing_note_ids([note_a.id, note_b.id]) == {note_a.id}
         assert [t.label for t in tx.tokens()] == ["a-token"]
         assert [p.id for p, _ in tx.members()] == [a.owner_id]

@@ -9,7 +9,7 @@ import pytest
 
 from fastpad.notes import Block
 from fastpad.store import migrations
-from tests.helpers_store import make_services
+from tests.helpers_store import lexical, make_services
 from tests.store.old_schema import old_note
 
 
@@ -51,12 +51,15 @@ def test_an_old_database_upgrades_in_place(make_store, fast_hasher) -> None:
     svc = make_services(upgraded, fast_hasher)
     assert svc.notes.get(ws.owner, note_id).blocks[0]["text"] == "written before the index existed"
     with upgraded.read(ws.id) as tx:
-        hits = tx.lexical_search("index")
+        hits = lexical(tx, "index")
     assert [h.note_id for h in hits] == [note_id]
+    # Its Loro snapshot moved with it (version 10): the note still takes edits.
+    assert svc.notes.rename(ws.owner, note_id, "Renamed after the upgrade").title == "Renamed after the upgrade"
+    assert "Renamed after the upgrade" in svc.notes.markdown(ws.owner, note_id)
     # And the upgraded database keeps indexing new writes.
     second = svc.notes.create(ws.owner, blocks=[Block(None, "paragraph", "after the upgrade")])
     with upgraded.read(ws.id) as tx:
-        assert [h.note_id for h in tx.lexical_search("upgrade")] == [second.id]
+        assert [h.note_id for h in lexical(tx, "upgrade")] == [second.id]
 
 
 def test_a_database_newer_than_the_code_is_refused(make_store) -> None:

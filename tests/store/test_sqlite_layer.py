@@ -14,9 +14,10 @@ import re
 from fastpad.knowledge.graph import GraphService
 from fastpad.notes import Block
 from fastpad.store import IdempotencyRecord
-from tests.helpers_store import edit_ops, make_services
+from tests.helpers_store import edit_ops, feed_rows, lexical, make_services
 
-SCOPED = {"workspaces", "workspace_members", "agents", "tokens", "web_sessions", "notes", "note_updates", "blocks",
+SCOPED = {"workspaces", "workspace_members", "agents", "tokens", "web_sessions", "notes", "note_snapshots",
+          "note_updates", "blocks",
           "links", "note_titles", "supersessions", "idempotency_keys", "change_feed",
           "memory_topics",
           "chunks", "chunk_vectors",
@@ -89,8 +90,8 @@ def test_every_workspace_scoped_statement_carries_the_workspace_filter(sqlite_st
     exercise_capture_and_device_login(svc, ws)
     exercise_imports(svc, ws, tmp_path)
     with sqlite_store.write(ws.id) as tx:
-        tx.lexical_search("words")
-        tx.changes()
+        lexical(tx, "words")
+        feed_rows(tx)
         tx.op_log(note.id)
         tx.idempotency_put("k", "key", IdempotencyRecord("h", 200, {}, b""))
         tx.idempotency_get("k", "key")

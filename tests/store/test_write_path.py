@@ -7,7 +7,7 @@ import pytest
 from fastpad.errors import StaleFrontier
 from fastpad.notes import Block
 from fastpad.store import Actor, IdempotencyRecord, NoteWrite
-from tests.helpers_store import edit_ops, make_services
+from tests.helpers_store import edit_ops, feed_rows, lexical, make_services
 
 
 @pytest.fixture
@@ -22,8 +22,8 @@ def snapshot_of_everything(store, workspace_id, note_id):
             "note": note,
             "op_log": tx.op_log(note_id),
             "blocks": tx.blocks(note_id),
-            "changes": tx.changes(),
-            "search_old": [h.block_id for h in tx.lexical_search("original")],
+            "changes": feed_rows(tx),
+            "search_old": [h.block_id for h in lexical(tx, "original")],
         }
 
 
@@ -34,8 +34,8 @@ def test_a_committed_write_is_searchable_immediately(svc) -> None:
     ops, frontier = edit_ops(svc.store, ws.id, note.id, lambda d: d.replace_text(block_id, "a zeppelin sentence"))
     svc.notes.apply_ops(ws.owner, note.id, ops=ops, peer_id="1", expected_frontier=frontier)
     with svc.store.read(ws.id) as tx:
-        assert [(h.note_id, h.block_id) for h in tx.lexical_search("zeppelin")] == [(note.id, block_id)]
-        assert tx.lexical_search("original") == []
+        assert [(h.note_id, h.block_id) for h in lexical(tx, "zeppelin")] == [(note.id, block_id)]
+        assert lexical(tx, "original") == []
 
 
 def test_a_write_appends_the_op_log_and_one_change_per_commit(svc) -> None:
@@ -48,7 +48,7 @@ def test_a_write_appends_the_op_log_and_one_change_per_commit(svc) -> None:
     svc.notes.archive(ws.owner, note.id)
     with svc.store.read(ws.id) as tx:
         log = tx.op_log(note.id)
-        changes = tx.changes()
+        changes = feed_rows(tx)
         row = tx.note(note.id)
     assert [e.seq for e in log] == [1, 2, 3]
     assert [e.kind for e in log] == ["create", "ops", "ops"]
@@ -112,8 +112,8 @@ def test_the_projection_changes_only_what_changed(svc) -> None:
     assert view.blocks[3]["attrs"] == {"level": 2}
     with svc.store.read(ws.id) as tx:
         assert [b.position for b in tx.blocks(note.id)] == [0, 1, 2, 3]
-        assert [h.block_id for h in tx.lexical_search("new")] == [view.blocks[3]["id"]]
-        assert tx.lexical_search("d") == []
+        assert [h.block_id for h in lexical(tx, "new")] == [view.blocks[3]["id"]]
+        assert lexical(tx, "d") == []
 
 
 def test_idempotency_records_first_one_wins_and_expire(store, svc) -> None:
