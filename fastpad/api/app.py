@@ -24,13 +24,17 @@ from fastpad.api.routes import agents, ask, capture, device
 from fastpad.api.routes import turns
 from fastpad.api.routes import typed
 from fastpad.api.routes import imports
+from fastpad.api.routes import oauth
 from fastpad.errors import FastpadError
 from fastpad import mcp
+from fastpad.web import authorize as web_authorize
 from fastpad.web import routes as web_pages
 
 # Routes reachable without a credential (the body cap there is 64 KiB).
 PUBLIC_PATHS = frozenset({"/health", "/openapi.json", "/.well-known/oauth-protected-resource", "/errors",
-                          "/v1/device/code", "/v1/device/token", "/device"})
+                          "/v1/device/code", "/v1/device/token", "/device",
+                          oauth.METADATA_PATH, oauth.REGISTER_PATH, oauth.TOKEN_PATH, oauth.REVOKE_PATH,
+                          oauth.AUTHORIZE_PATH})
 PUBLIC_PREFIXES = ("/errors/", "/v1/public/")
 SIGN_IN = ("POST", "/v1/session")
 
@@ -92,6 +96,8 @@ def create_app(deployment: Any, *, base_url: str, limits: Limits | None = None) 
     for router in (changes.router, block_history.router, calendar.router, memory.router):  # feed, history, …
         app.include_router(router)
     app.include_router(imports.router)  # imports (upload, status, ledger, cancel) and their attachments
+    app.include_router(oauth.router)  # the OAuth authorization server MCP clients sign in through …
+    app.include_router(web_authorize.router)  # … and its authorization endpoint, a consent page
     mcp.mount(app)  # POST /mcp: the agent tools (fastpad/mcp), in this app's lifespan
 
     def render(error: FastpadError, scope: Scope) -> Any:

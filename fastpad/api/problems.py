@@ -20,6 +20,7 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.responses import Response
 
 from fastpad.errors import FastpadError, FieldError, ValidationFailed, NotFound
+from fastpad.security.scopes import AGENT_DEFAULT_SCOPES
 
 log = logging.getLogger("fastpad.api")
 
@@ -101,7 +102,9 @@ def problem_headers(error: FastpadError, base_url: str) -> dict[str, str]:
         headers["retry-after"] = str(max(1, math.ceil(int(retry_ms) / 1000)))
     metadata = f'{base_url.rstrip("/")}/.well-known/oauth-protected-resource'
     if error.status == 401:
-        challenge = f'Bearer resource_metadata="{metadata}"'
+        # `scope` names what an agent gets by default, so an OAuth client asks for
+        # that rather than for every scope the server knows (MCP authorization).
+        challenge = f'Bearer resource_metadata="{metadata}", scope="{" ".join(AGENT_DEFAULT_SCOPES)}"'
         if error.extra.get("credential_rejected"):
             challenge += ', error="invalid_token"'
         headers["www-authenticate"] = challenge

@@ -24,6 +24,9 @@ TURNS_ACCEPT = "turns:accept"  # accept its own proposals
 ALL_SCOPES: tuple[str, ...] = (
     NOTES_READ, NOTES_PROPOSE, NOTES_WRITE, NOTES_DELETE, SEARCH_READ, GRAPH_READ, SCHEMA_WRITE, EXPORT, TURNS_ACCEPT,
 )
+# What an agent gets when nobody names its scopes (an OAuth client asking for none, `make run`'s demo
+# token): it reads, searches, follows links and proposes; every change waits for a person.
+AGENT_DEFAULT_SCOPES: tuple[str, ...] = (NOTES_READ, NOTES_PROPOSE, SEARCH_READ, GRAPH_READ)
 # What a person's web session holds.
 SESSION_SCOPES: frozenset[str] = frozenset(ALL_SCOPES) - {TURNS_ACCEPT}
 # What survives when a credential names a workspace it is not in: reads, which then find nothing.

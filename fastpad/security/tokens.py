@@ -18,7 +18,8 @@ import hashlib
 import hmac
 import re
 import secrets
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
@@ -28,7 +29,7 @@ from fastpad.notes.ids import is_ulid, new_id
 from fastpad.notes.provenance import Origin
 from fastpad.security.principals import AGENT_RATE_LIMIT, PERSON_RATE_LIMIT, Principal
 from fastpad.security.scopes import TURNS_ACCEPT, ordered, parse_scopes
-from fastpad.store import AgentRow, Store, TokenRow, utcnow
+from fastpad.store import AgentRow, Store, TokenRow, WorkspaceTx, utcnow
 
 TOKEN_PREFIX = "fpk_live_"
 DEFAULT_EXPIRY = timedelta(days=30)
@@ -44,6 +45,12 @@ _DISPLAY_CHARS = 6
 
 def hash_secret(plaintext: str) -> str:
     return hashlib.sha256(plaintext.encode("utf-8")).hexdigest()
+
+
+def new_secret() -> tuple[str, str, str]:
+    """A fresh token: (plaintext, its hash, its display prefix)."""
+    plaintext = TOKEN_PREFIX + _random_secret()
+    return plaintext, hash_secret(plaintext), plaintext[: len(TOKEN_PREFIX) + _DISPLAY_CHARS]
 
 
 def _random_secret() -> str:
@@ -132,6 +139,7 @@ class TokenService:
         rate_limit_per_minute: int | None = None,
         agent_id: str | None = None,
         minted_by: Principal | None = None,
+        within: WorkspaceTx | None = None,
     ) -> tuple[str, TokenInfo]:
         """Mint a token; returns (plaintext, info). The plaintext exists only in this return value.
 
@@ -140,7 +148,8 @@ class TokenService:
         writes are ``human_typed``. ``minted_by`` is the authenticated caller
         (None = the operator, who counts as the workspace owner). A caller
         holding a token can only delegate from it: ``parent_token_id``
-        defaults to the caller's own token.
+        defaults to the caller's own token. ``within`` is a write transaction of
+        ``workspace_id`` to mint in, so the token commits with what it is for.
         """
         now = self.clock()
         wanted = parse_scopes(scopes)
@@ -161,7 +170,7 @@ class TokenService:
             if minted_by.token_id is not None and parent_token_id is None:
                 parent_token_id = minted_by.token_id
 
-        with self.store.write(workspace_id) as tx:
+        with self._writing(workspace_id, within) as tx:
             if tx.workspace() is None:
                 raise NotFound(detail=f"workspace {workspace_id} not found")
             parent = None
@@ -238,10 +247,10 @@ class TokenService:
                     created_at=now,
                 ))
 
-            plaintext = TOKEN_PREFIX + _random_secret()
+            plaintext, token_hash, prefix = new_secret()
             token_id = new_id()
             row = TokenRow(
-                id=token_id, token_hash=hash_secret(plaintext), prefix=plaintext[: len(TOKEN_PREFIX) + _DISPLAY_CHARS],
+                id=token_id, token_hash=token_hash, prefix=prefix,
                 label=label, kind=kind, agent_id=agent_id if kind == "agent" else None, person_id=person_id,
                 scopes=tuple(ordered(wanted)), note_ids=None if wanted_notes is None else tuple(sorted(wanted_notes)),
                 auto_apply=bool(auto_apply), rate_limit_per_minute=rate, parent_id=parent.id if parent else None,
@@ -252,6 +261,16 @@ class TokenService:
             )
             tx.insert_token(row)
         return plaintext, TokenInfo.from_row(row)
+
+    @contextmanager
+    def _writing(self, workspace_id: str, within: WorkspaceTx | None) -> Iterator[WorkspaceTx]:
+        if within is None:
+            with self.store.write(workspace_id) as tx:
+                yield tx
+            return
+        if not within.writable or within.workspace_id != workspace_id:
+            raise ValueError("a token is minted in a write transaction of its own workspace")
+        yield within
 
     @staticmethod
     def _narrow(

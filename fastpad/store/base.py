@@ -35,6 +35,7 @@ from fastpad.store.search_index import SearchIndex
 from fastpad.store.typed import TypedTables
 from fastpad.store.captures import CaptureReceipts
 from fastpad.store.imports import ImportTables
+from fastpad.store.oauth import OAuthGrants
 from fastpad.store.records import (
     UNCHANGED,
     Actor,
@@ -177,6 +178,10 @@ class WorkspaceTx:
         """Imports, their ledgers, the ids they minted, and attachments (fastpad/store/imports.py)."""
         return ImportTables(self)
 
+    @cached_property
+    def oauth(self) -> OAuthGrants:
+        """OAuth grants, their refresh tokens, and the secret of each grant's access token (fastpad/store/oauth.py)."""
+        return OAuthGrants(self)
 
     # ------------------------------------------------------------------ workspace, people, members
 

@@ -18,11 +18,11 @@ from __future__ import annotations
 import secrets
 from collections.abc import Callable
 from typing import Any
-from urllib.parse import parse_qs, quote, urlsplit
+from urllib.parse import quote
 
 from fastapi import APIRouter, Request
 from fastapi.concurrency import run_in_threadpool
-from starlette.responses import HTMLResponse, RedirectResponse, Response
+from starlette.responses import Response
 
 from fastpad.api.auth import SESSION_COOKIE
 from fastpad.errors import Conflict, FastpadError, FieldError, NotFound, PolicyDenied, Unauthenticated, ValidationFailed
@@ -30,89 +30,14 @@ from fastpad.notes.ids import is_ulid
 from fastpad.review.landing import CHOICES
 from fastpad.security.principals import Principal
 from fastpad.web import pages
-from fastpad.web.html import Markup
+from fastpad.web.common import (
+    csrf_ok, html_page, local_path, one, read_form, refusal_page, same_origin, secure, see_other, signed_in, to_signin,
+)
 
 router = APIRouter(include_in_schema=False)
 
-FORM = "application/x-www-form-urlencoded"
 SIGNIN_COOKIE = "fastpad_signin"  # the sign-in form's CSRF nonce
-_MAX_FIELDS = 1000  # a review form carries one field per block and conflict
-_HEADERS = {
-    "content-security-policy": "default-src 'none'; style-src 'unsafe-inline'; form-action 'self'; "
-                               "frame-ancestors 'none'; base-uri 'none'",
-    "x-frame-options": "DENY",
-    "x-content-type-options": "nosniff",
-    "referrer-policy": "no-referrer",
-    "cache-control": "no-store",
-}
 _ACTIONS = ("accept", "accept-some", "reject", "revert")
-
-
-def _html(markup: Markup, status: int = 200) -> HTMLResponse:
-    return HTMLResponse(str(markup), status_code=status, headers=dict(_HEADERS))
-
-
-def _redirect(path: str) -> RedirectResponse:
-    return RedirectResponse(path, status_code=303, headers={"cache-control": "no-store"})
-
-
-def _local(path: str | None, default: str) -> str:
-    """A redirect target on this site only: an absolute path, never ``//host`` or a scheme."""
-    if not path or not path.startswith("/") or path.startswith("//") or "\\" in path or any(c < " " for c in path):
-        return default
-    return path
-
-
-def _secure(request: Request) -> bool:
-    return request.app.state.base_url.startswith("https://")
-
-
-def _same_origin(request: Request) -> bool:
-    origin = request.headers.get("origin")
-    return origin is None or urlsplit(origin).netloc == request.headers.get("host", "")
-
-
-def _signed_in(request: Request) -> tuple[Principal, str] | None:
-    session_id = request.cookies.get(SESSION_COOKIE)
-    if not session_id:
-        return None
-    try:
-        principal = request.app.state.deployment.people.session_principal(session_id)
-    except Unauthenticated:
-        return None
-    state = request.app.state
-    state.rate_limiter.hit(principal.rate_key, principal.rate_limit_per_minute)
-    return principal, session_id
-
-
-def _to_signin(request: Request) -> RedirectResponse:
-    return _redirect(f"/signin?next={quote(request.url.path, safe='/')}")
-
-
-async def _form(request: Request) -> dict[str, list[str]]:
-    media = request.headers.get("content-type", "").split(";")[0].strip().lower()
-    if media != FORM:
-        raise ValidationFailed(detail=f"this form is sent as {FORM}",
-                               field_errors=[FieldError("body", "media_type", FORM)])
-    raw = await request.body()
-    try:
-        return parse_qs(raw.decode("utf-8"), keep_blank_values=True, max_num_fields=_MAX_FIELDS)
-    except (UnicodeDecodeError, ValueError) as exc:
-        raise ValidationFailed(detail="the form could not be read",
-                               field_errors=[FieldError("body", "form_invalid", str(exc))]) from exc
-
-
-def _one(form: dict[str, list[str]], name: str) -> str:
-    return (form.get(name) or [""])[-1]
-
-
-def _csrf_ok(request: Request, session_id: str, form: dict[str, list[str]]) -> bool:
-    people = request.app.state.deployment.people
-    return _same_origin(request) and people.check_csrf(session_id, _one(form, "csrf_token"))
-
-
-def _refused(message: str, status: int, back: str | None = None) -> HTMLResponse:
-    return _html(pages.message_page("Not done", message, back=back), status)
 
 
 # ---------------------------------------------------------------------- sign-in
@@ -120,13 +45,13 @@ def _refused(message: str, status: int, back: str | None = None) -> HTMLResponse
 
 @router.get("/signin")
 def signin_form(request: Request, next: str = "/agent-activity") -> Response:
-    target = _local(next, "/agent-activity")
-    if _signed_in(request) is not None:
-        return _redirect(target)
+    target = local_path(next, "/agent-activity")
+    if signed_in(request) is not None:
+        return see_other(target)
     nonce = secrets.token_urlsafe(24)
     csrf = request.app.state.deployment.people.csrf_token(_signin_subject(nonce))
-    response = _html(pages.signin_page(csrf, target))
-    response.set_cookie(SIGNIN_COOKIE, nonce, max_age=3600, path="/signin", secure=_secure(request), httponly=True,
+    response = html_page(pages.signin_page(csrf, target))
+    response.set_cookie(SIGNIN_COOKIE, nonce, max_age=3600, path="/signin", secure=secure(request), httponly=True,
                         samesite="strict")
     return response
 
@@ -137,17 +62,17 @@ async def signin(request: Request) -> Response:
     people = state.deployment.people
     nonce = request.cookies.get(SIGNIN_COOKIE, "")
     try:
-        form = await _form(request)
+        form = await read_form(request)
         state.rate_limiter.hit(f"sign-in:{request.client.host if request.client else 'unknown'}",
                                state.limits.sign_in_per_window, what="sign-in attempts")
     except FastpadError as exc:
-        return _refused(str(exc), exc.status, back="/signin")
-    target = _local(_one(form, "next"), "/agent-activity")
-    token = _one(form, "csrf_token")
-    if not nonce or not _same_origin(request) or not people.check_csrf(_signin_subject(nonce), token):
-        return _refused("The sign-in form expired or came from another site; load it again.", 403,
+        return refusal_page(str(exc), exc.status, back="/signin")
+    target = local_path(one(form, "next"), "/agent-activity")
+    token = one(form, "csrf_token")
+    if not nonce or not same_origin(request) or not people.check_csrf(_signin_subject(nonce), token):
+        return refusal_page("The sign-in form expired or came from another site; load it again.", 403,
                         back=f"/signin?next={quote(target, safe='/')}")
-    email, password = _one(form, "email"), _one(form, "password")
+    email, password = one(form, "email"), one(form, "password")
 
     def open_session() -> str:
         return people.create_session(people.authenticate_password(email, password))[0]
@@ -156,28 +81,28 @@ async def signin(request: Request) -> Response:
         session_id = await run_in_threadpool(open_session)
     except Unauthenticated:
         csrf = people.csrf_token(_signin_subject(nonce))
-        return _html(pages.signin_page(csrf, target, error="Wrong email or password.", email=email), 401)
-    response = _redirect(target)
+        return html_page(pages.signin_page(csrf, target, error="Wrong email or password.", email=email), 401)
+    response = see_other(target)
     response.set_cookie(SESSION_COOKIE, session_id, max_age=people.session_max_age_s, path="/",
-                        secure=_secure(request), httponly=True, samesite="lax")
+                        secure=secure(request), httponly=True, samesite="lax")
     response.delete_cookie(SIGNIN_COOKIE, path="/signin")
     return response
 
 
 @router.post("/signout")
 async def signout(request: Request) -> Response:
-    session = _signed_in(request)
+    session = signed_in(request)
     if session is None:
-        return _redirect("/signin")
+        return see_other("/signin")
     try:
-        form = await _form(request)
+        form = await read_form(request)
     except ValidationFailed as exc:
-        return _refused(str(exc), exc.status)
-    if not _csrf_ok(request, session[1], form):
-        return _refused("The form's CSRF token is missing or wrong; reload the page.", 403)
+        return refusal_page(str(exc), exc.status)
+    if not csrf_ok(request, session[1], form):
+        return refusal_page("The form's CSRF token is missing or wrong; reload the page.", 403)
     await run_in_threadpool(request.app.state.deployment.people.end_session, session[1])
-    response = _redirect("/signin")
-    response.delete_cookie(SESSION_COOKIE, path="/", secure=_secure(request), httponly=True, samesite="lax")
+    response = see_other("/signin")
+    response.delete_cookie(SESSION_COOKIE, path="/", secure=secure(request), httponly=True, samesite="lax")
     return response
 
 
@@ -191,9 +116,9 @@ def _signin_subject(nonce: str) -> str:
 
 @router.get("/review/{turn_id}")
 async def review_page(request: Request, turn_id: str) -> Response:
-    session = _signed_in(request)
+    session = signed_in(request)
     if session is None:
-        return _to_signin(request)
+        return to_signin(request)
     return await _render_review(request, session, turn_id)
 
 
@@ -206,24 +131,24 @@ async def _render_review(request: Request, session: tuple[Principal, str], turn_
             raise NotFound(detail=f"no turn {turn_id}")
         review = await run_in_threadpool(review_service.review, principal, turn_id)
     except FastpadError as exc:
-        return _refused(str(exc), exc.status, back="/agent-activity")
+        return refusal_page(str(exc), exc.status, back="/agent-activity")
     csrf = request.app.state.deployment.people.csrf_token(session_id)
-    return _html(pages.review_page(review, csrf, message=message), status)
+    return html_page(pages.review_page(review, csrf, message=message), status)
 
 
 @router.post("/review/{turn_id}/{action}")
 async def review_action(request: Request, turn_id: str, action: str) -> Response:
     if action not in _ACTIONS:
-        return _refused(f"There is no action {action!r} here.", 404)
-    session = _signed_in(request)
+        return refusal_page(f"There is no action {action!r} here.", 404)
+    session = signed_in(request)
     if session is None:
-        return _to_signin(request)
+        return to_signin(request)
     try:
-        form = await _form(request)
+        form = await read_form(request)
     except ValidationFailed as exc:
-        return _refused(str(exc), exc.status)
-    if not _csrf_ok(request, session[1], form):
-        return _refused("The form's CSRF token is missing or wrong; reload the page.", 403, back=f"/review/{turn_id}")
+        return refusal_page(str(exc), exc.status)
+    if not csrf_ok(request, session[1], form):
+        return refusal_page("The form's CSRF token is missing or wrong; reload the page.", 403, back=f"/review/{turn_id}")
     review_service = request.app.state.deployment.review
     principal = session[0]
     try:
@@ -235,13 +160,13 @@ async def review_action(request: Request, turn_id: str, action: str) -> Response
         # The turn is there; show it again with what went wrong (a merge conflict shows its merge view).
         return await _render_review(request, session, turn_id, message=str(exc), status=exc.status)
     except FastpadError as exc:
-        return _refused(str(exc), exc.status, back="/agent-activity")
-    return _redirect(_local(_one(form, "next"), f"/review/{turn_id}"))
+        return refusal_page(str(exc), exc.status, back="/agent-activity")
+    return see_other(local_path(one(form, "next"), f"/review/{turn_id}"))
 
 
 def _call(service: Any, action: str, principal: Principal, turn_id: str,
           form: dict[str, list[str]]) -> Callable[[], Any]:
-    resolutions = {name.split(".", 1)[1]: _one(form, name) for name in form if name.startswith("resolution.")}
+    resolutions = {name.split(".", 1)[1]: one(form, name) for name in form if name.startswith("resolution.")}
     if any(choice not in CHOICES for choice in resolutions.values()):
         raise ValidationFailed(detail="choose mine, proposal or suggestion for each conflict",
                                field_errors=[FieldError("resolution", "invalid_choice", ", ".join(CHOICES))])
@@ -263,9 +188,9 @@ def _call(service: Any, action: str, principal: Principal, turn_id: str,
 
 @router.get("/agent-activity")
 async def activity_page(request: Request) -> Response:
-    session = _signed_in(request)
+    session = signed_in(request)
     if session is None:
-        return _to_signin(request)
+        return to_signin(request)
     return await _render_activity(request, session)
 
 
@@ -275,26 +200,26 @@ async def _render_activity(request: Request, session: tuple[Principal, str], *, 
     try:
         items = await run_in_threadpool(request.app.state.deployment.review.activity, principal)
     except FastpadError as exc:
-        return _refused(str(exc), exc.status)
+        return refusal_page(str(exc), exc.status)
     csrf = request.app.state.deployment.people.csrf_token(session_id)
-    return _html(pages.activity_page(items, csrf, message=message), status)
+    return html_page(pages.activity_page(items, csrf, message=message), status)
 
 
 @router.post("/agent-activity/{turn_id}/reviewed")
 async def mark_reviewed(request: Request, turn_id: str) -> Response:
-    session = _signed_in(request)
+    session = signed_in(request)
     if session is None:
-        return _to_signin(request)
+        return to_signin(request)
     try:
-        form = await _form(request)
+        form = await read_form(request)
     except ValidationFailed as exc:
-        return _refused(str(exc), exc.status)
-    if not _csrf_ok(request, session[1], form):
-        return _refused("The form's CSRF token is missing or wrong; reload the page.", 403, back="/agent-activity")
+        return refusal_page(str(exc), exc.status)
+    if not csrf_ok(request, session[1], form):
+        return refusal_page("The form's CSRF token is missing or wrong; reload the page.", 403, back="/agent-activity")
     try:
         if not is_ulid(turn_id):
             raise NotFound(detail=f"no turn {turn_id}")
         await run_in_threadpool(request.app.state.deployment.review.mark_reviewed, session[0], turn_id)
     except FastpadError as exc:
         return await _render_activity(request, session, message=str(exc), status=exc.status)
-    return _redirect("/agent-activity")
+    return see_other("/agent-activity")

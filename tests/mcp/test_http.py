@@ -16,7 +16,9 @@ def test_no_credential_is_a_401_pointing_at_the_resource_metadata(mcp: McpServer
     response = post(mcp.url, None, "tools/list")
     assert_problem(response, 401, "unauthenticated", mcp.base_url)
     metadata = f"{mcp.base_url}/.well-known/oauth-protected-resource"
-    assert response.headers["www-authenticate"] == f'Bearer resource_metadata="{metadata}"'
+    # The scope an OAuth client should ask for: an agent's default, not every scope there is.
+    assert response.headers["www-authenticate"] == (
+        f'Bearer resource_metadata="{metadata}", scope="notes:read notes:propose search:read graph:read"')
 
 
 def test_a_rejected_credential_is_a_401_invalid_token(mcp: McpServer) -> None:

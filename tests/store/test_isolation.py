@@ -25,6 +25,7 @@ WORKSPACE_TABLES = [
     "type_defs", "note_type_tags", "property_values", "collections",
     "capture_receipts",
     "imports", "import_ledger", "import_items", "attachments",
+    "oauth_grants", "oauth_refresh_tokens",
 ]
 
 

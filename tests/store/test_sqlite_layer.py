@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import re
 
+import pytest
+
 from fastpad.knowledge.graph import GraphService
 from fastpad.notes import Block
 from fastpad.store import IdempotencyRecord
@@ -24,7 +26,8 @@ SCOPED = {"workspaces", "workspace_members", "agents", "tokens", "web_sessions",
           "turns", "turn_sources", "source_retractions", "turn_events", "session_reads",
           "type_defs", "note_type_tags", "property_values", "collections",
           "capture_receipts",
-          "imports", "import_ledger", "import_items", "attachments"}
+          "imports", "import_ledger", "import_items", "attachments",
+          "oauth_grants", "oauth_refresh_tokens"}
 # Statements that run before a workspace is known, each filtered by something else exact.
 PRE_WORKSPACE = [
     re.compile(r"^SELECT workspace_id, subject_id FROM credential_index WHERE kind = .* AND hash = "),
@@ -89,6 +92,7 @@ def test_every_workspace_scoped_statement_carries_the_workspace_filter(sqlite_st
     exercise_types_query_and_collections(svc, ws)
     exercise_capture_and_device_login(svc, ws)
     exercise_imports(svc, ws, tmp_path)
+    exercise_oauth(svc, ws)
     with sqlite_store.write(ws.id) as tx:
         lexical(tx, "words")
         feed_rows(tx)
@@ -244,6 +248,28 @@ def exercise_capture_and_device_login(svc, ws) -> None:
     logins.pending(started.user_code)
     logins.decide(ws.owner, started.user_code, approve=True)
     logins.poll(started.device_code)
+
+
+def exercise_oauth(svc, ws) -> None:
+    """An OAuth client approved, its code exchanged (a replay revokes), a refresh, its reuse, a revocation."""
+    from fastpad.security.oauth import OAuthError, OAuthService, pkce_challenge
+
+    oauth = OAuthService(svc.store, svc.tokens, base_url="http://127.0.0.1:8765", clock=svc.clock)
+    callback = "http://127.0.0.1:8000/callback"
+    client = oauth.register({"redirect_uris": [callback], "grant_types": ["authorization_code", "refresh_token"]})
+    for _ in range(2):  # the second approval finds the first one's agent
+        request = oauth.authorization_request(*oauth.redirect_target(client.client_id, callback), {
+            "response_type": "code", "code_challenge_method": "S256", "code_challenge": pkce_challenge("v" * 43)})
+        oauth.consent(ws.owner, request)
+        code = oauth.approve(ws.owner, request, request.scopes)
+        exchange = dict(client_id=client.client_id, code=code, redirect_uri=callback, code_verifier="v" * 43)
+        issued = oauth.exchange_code(**exchange)
+        renewed = oauth.refresh(client_id=client.client_id, refresh_token=issued.refresh_token)
+        oauth.revoke(client_id=client.client_id, token=renewed.access_token)
+        with pytest.raises(OAuthError):
+            oauth.refresh(client_id=client.client_id, refresh_token=renewed.refresh_token)
+        with pytest.raises(OAuthError):
+            oauth.exchange_code(**exchange)
 
 
 def exercise_imports(svc, ws, tmp_path) -> None:

@@ -1,4 +1,9 @@
-"""Discovery routes, reachable without a credential: health, OpenAPI, RFC 9728 metadata, error pages."""
+"""Discovery routes, reachable without a credential: health, OpenAPI, RFC 9728 metadata, error pages.
+
+The protected-resource metadata names this server as its own authorization
+server (RFC 8414 metadata and endpoints: ``routes/oauth.py``), with the same
+issuer and scopes, and answers CORS requests as those routes do.
+"""
 
 from __future__ import annotations
 
@@ -13,6 +18,7 @@ from fastpad.api import catalog
 from fastpad.api.etag import none_match, strong_etag
 from fastpad.api.negotiation import choose
 from fastpad.api.problems import Unavailable
+from fastpad.api.routes.oauth import CORS, preflight
 from fastpad.api.schemas import Health, ProtectedResourceMetadata
 from fastpad.errors import NotFound
 
@@ -53,8 +59,9 @@ async def openapi_document(request: Request) -> Response:
     response_model=ProtectedResourceMetadata,
     summary="RFC 9728 protected-resource metadata",
 )
-async def protected_resource(request: Request) -> ProtectedResourceMetadata:
+async def protected_resource(request: Request, response: Response) -> ProtectedResourceMetadata:
     base = request.app.state.base_url
+    response.headers.update(CORS)
     return ProtectedResourceMetadata(
         resource=base,
         authorization_servers=[base],
@@ -63,6 +70,9 @@ async def protected_resource(request: Request) -> ProtectedResourceMetadata:
         resource_name="Fastpad",
         resource_documentation=f"{base}/errors",
     )
+
+
+router.add_api_route("/.well-known/oauth-protected-resource", preflight, methods=["OPTIONS"], include_in_schema=False)
 
 
 @router.get("/errors", summary="The catalog of problem types", response_class=HTMLResponse)

@@ -14,12 +14,13 @@ from fastpad.cli.commands.serve import base_url_for, run_server
 from fastpad.cli.demo_content import NOTES
 from fastpad.cli.options import FpCommand, settings
 from fastpad.cli.output import Output
+from fastpad.security.scopes import AGENT_DEFAULT_SCOPES
 
 if TYPE_CHECKING:
     from fastpad.deployment import Deployment
 
 OWNER_EMAIL = "owner@localhost"
-AGENT_SCOPES = ["notes:read", "notes:propose", "search:read", "graph:read"]
+AGENT_SCOPES = list(AGENT_DEFAULT_SCOPES)
 
 
 @click.command(cls=FpCommand)
