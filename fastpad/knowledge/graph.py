@@ -16,7 +16,10 @@ Writes (``notes:write``) each append a change-feed row in their transaction:
 ``create_link`` (a person's edge is asserted; an agent's is inferred, with a
 confidence that decays), ``promote`` (a signed-in person only), ``delete_link``
 and ``supersede`` (a person only). Links written in note text are not made
-here: the write path derives them (``link_projection``).
+here: the write path derives them (``link_projection``). ``create_link_in`` and
+``delete_link_in`` do the same inside a transaction the caller holds, which is
+how an accepted proposal lands its edges with its prose, and how a revert takes
+them back.
 """
 
 from __future__ import annotations
@@ -111,6 +114,12 @@ class Edge:
             "created_at": _iso(self.created_at), "confirmed_by": self.confirmed_by,
             "confirmed_at": _iso(self.confirmed_at),
         }
+
+
+@dataclass(frozen=True)
+class LinkMade:
+    edge: Edge
+    created: bool  # False: the same author had made this edge already, and it is returned as it was
 
 
 @dataclass(frozen=True)
@@ -212,8 +221,14 @@ class GraphService:
 
     # ------------------------------------------------------------------ writes
 
-    def create_link(
+    def create_link(self, principal: Principal, **fields: Any) -> Edge:
+        """A typed edge, in a transaction of its own: :meth:`create_link_in`."""
+        with self.store.write(principal.workspace_id) as tx:
+            return self.create_link_in(tx, principal, **fields).edge
+
+    def create_link_in(
         self,
+        tx: WorkspaceTx,
         principal: Principal,
         *,
         source_note_id: str,
@@ -222,12 +237,12 @@ class GraphService:
         target_title: str | None = None,
         source_block_id: str | None = None,
         confidence: float | None = None,
-    ) -> Edge:
+    ) -> LinkMade:
         """A typed edge from one note to another note (by id) or to a title (a
-        forward link until a note has that title). A person's edge is asserted;
-        an agent's is inferred and never walked by agents until a person
-        promotes it. The same edge made again by the same author is returned,
-        not duplicated."""
+        forward link until a note has that title), inside the caller's transaction.
+        A person's edge is asserted; an agent's is inferred and never walked by
+        agents until a person promotes it. The same edge made again by the same
+        author is returned, not duplicated (``created`` says which)."""
         principal.require(NOTES_WRITE)
         edge_type = check_edge_type(type)
         if edge_type == SUPERSEDES:
@@ -244,25 +259,28 @@ class GraphService:
             key = _check_title(target_title)
         status, confidence = _status_for(principal, confidence)
         now = self.clock()
-        with self.store.write(principal.workspace_id) as tx:
-            source = _visible_note(tx, principal, source_note_id, for_update=True, live=True)
-            if target_note_id is not None:
-                target = _visible_note(tx, principal, target_note_id, live=True, field="target_note_id")
-                target_title, key = target.title, BY_ID
-            else:
-                tx.links.lock_titles([key])
-                target_note_id = tx.links.resolve([key]).get(key)
-            existing = tx.links.find_api_edge(source_note_id=source.id, type=edge_type, target_note_id=target_note_id,
-                                              target_key=key, created_by_id=principal.principal_id)
-            if existing is None:
-                existing = _new_edge(tx, principal, source.id, source_block_id, edge_type, target_note_id,
-                                     target_title or "", key, status, confidence, now)
-                tx.links.insert([existing])
-                tx.feed.append("link", at=now, actor=_actor(principal), note_id=source.id, subject_id=existing.id)
-            return self._render(tx, existing, source.id, principal, now)
+        source = _visible_note(tx, principal, source_note_id, for_update=True, live=True)
+        if target_note_id is not None:
+            target = _visible_note(tx, principal, target_note_id, live=True, field="target_note_id")
+            target_title, key = target.title, BY_ID
+        else:
+            tx.links.lock_titles([key])
+            target_note_id = tx.links.resolve([key]).get(key)
+        existing = tx.links.find_api_edge(source_note_id=source.id, type=edge_type, target_note_id=target_note_id,
+                                          target_key=key, created_by_id=principal.principal_id)
+        if existing is not None:
+            return LinkMade(self._render(tx, existing, source.id, principal, now), created=False)
+        link = _new_edge(tx, principal, source.id, source_block_id, edge_type, target_note_id, target_title or "",
+                         key, status, confidence, now)
+        tx.links.insert([link])
+        tx.feed.append("link", at=now, actor=_actor(principal), note_id=source.id, subject_id=link.id)
+        return LinkMade(self._render(tx, link, source.id, principal, now), created=True)
 
     def promote(self, principal: Principal, link_id: str) -> Edge:
-        """An inferred edge becomes asserted: one call, by a signed-in person."""
+        """A signed-in person confirms an edge, in one call: an inferred edge becomes
+        asserted, and an edge no person had confirmed records who did and when. (An
+        edge a person's accept of a proposal made is asserted already; confirming it
+        is what keeps it when that proposal is later reverted.)"""
         if not principal.is_person or principal.token_id is not None:
             raise PolicyDenied(
                 detail="promoting an edge is a review: only a person signed in to the app can do it, never a token",
@@ -273,7 +291,7 @@ class GraphService:
         now = self.clock()
         with self.store.write(principal.workspace_id) as tx:
             link = _visible_link(tx, principal, link_id, for_update=True)
-            if link.status == INFERRED:
+            if link.confirmed_by is None:
                 tx.links.confirm(link.id, principal.principal_id, now)
                 tx.feed.append("link_promote", at=now, actor=_actor(principal), note_id=link.source_note_id,
                                subject_id=link.id)
@@ -282,24 +300,29 @@ class GraphService:
             return self._render(tx, link, link.source_note_id, principal, now)
 
     def delete_link(self, principal: Principal, link_id: str) -> None:
+        """Remove an edge, in a transaction of its own: :meth:`delete_link_in`."""
+        with self.store.write(principal.workspace_id) as tx:
+            self.delete_link_in(tx, principal, link_id)
+
+    def delete_link_in(self, tx: WorkspaceTx, principal: Principal, link_id: str) -> None:
         """Remove an edge made through the API (a supersedes edge takes the
-        supersession with it). A person may remove any; an agent only its own
-        unconfirmed ones. Links written in text go when the text does."""
+        supersession with it), inside the caller's transaction. A person may remove
+        any; an agent only its own unconfirmed ones. Links written in text go when
+        the text does."""
         principal.require(NOTES_WRITE)
         now = self.clock()
-        with self.store.write(principal.workspace_id) as tx:
-            link = _visible_link(tx, principal, link_id, for_update=True)
-            if link.derivation == "text":
-                raise Conflict(detail="this link is written in the note's text; remove it there",
-                               extra={"reason": "text_link", "note_id": link.source_note_id,
-                                      "block_id": link.source_block_id},
-                               next_call=f"POST /v1/notes/{link.source_note_id}/ops")
-            if not principal.is_person and (link.created_by_id != principal.principal_id or link.status == ASSERTED):
-                raise PolicyDenied(detail="an agent may remove only edges it made that no person confirmed",
-                                   extra={"reason": "not_own_inferred_edge"})
-            tx.links.delete([link.id])
-            tx.feed.append("link_delete", at=now, actor=_actor(principal), note_id=link.source_note_id,
-                           subject_id=link.id)
+        link = _visible_link(tx, principal, link_id, for_update=True)
+        if link.derivation == "text":
+            raise Conflict(detail="this link is written in the note's text; remove it there",
+                           extra={"reason": "text_link", "note_id": link.source_note_id,
+                                  "block_id": link.source_block_id},
+                           next_call=f"POST /v1/notes/{link.source_note_id}/ops")
+        if not principal.is_person and (link.created_by_id != principal.principal_id or link.status == ASSERTED):
+            raise PolicyDenied(detail="an agent may remove only edges it made that no person confirmed",
+                               extra={"reason": "not_own_inferred_edge"})
+        tx.links.delete([link.id])
+        tx.feed.append("link_delete", at=now, actor=_actor(principal), note_id=link.source_note_id,
+                       subject_id=link.id)
 
     def supersede(self, principal: Principal, note_id: str, *, by: str, source_block_id: str | None = None) -> Edge:
         """Mark ``note_id`` superseded by ``by``: a ``supersedes`` edge from the

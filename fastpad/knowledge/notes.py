@@ -8,7 +8,9 @@ Every write — create, ops, archive/unarchive, trash/restore — goes through
 ``_commit``, the one call into ``WorkspaceTx.write_note``, inside one
 transaction that also holds the note's row lock: op log append, note row,
 block projection with provenance, lexical index and change-feed row commit
-together or not at all.
+together or not at all. The ``*_in`` variants (``create_in``, ``trash_in``,
+``apply_edit``) take the caller's transaction instead of opening one, so a
+review can land several writes as one.
 """
 
 from __future__ import annotations
@@ -188,8 +190,14 @@ class NoteService:
 
     # ------------------------------------------------------------------ writes
 
-    def create(
+    def create(self, principal: Principal, **fields: Any) -> NoteView:
+        """A new note, in a transaction of its own: :meth:`create_in`."""
+        with self.store.write(principal.workspace_id) as tx:
+            return self.create_in(tx, principal, **fields)
+
+    def create_in(
         self,
+        tx: WorkspaceTx,
         principal: Principal,
         *,
         title: str = "",
@@ -200,9 +208,10 @@ class NoteService:
         note_id: str | None = None,
         inbound: bool = False,
     ) -> NoteView:
-        """A new note from Markdown or from blocks (not both). Blocks without an
-        id get a fresh ULID; ``title``/``types``/``properties`` given here
-        override the Markdown's frontmatter.
+        """A new note from Markdown or from blocks (not both), written inside the caller's
+        transaction (an accepted proposal creates its event notes this way). Blocks without an
+        id get a fresh ULID; ``title``/``types``/``properties`` given here override the
+        Markdown's frontmatter.
 
         Two things only an import asks for. ``note_id`` is an id minted earlier
         for this note — an import remembers the ids it minted, so a retry
@@ -250,17 +259,16 @@ class NoteService:
         projection = [_block_row(b, i, stamp) for i, b in enumerate(doc.blocks())]
         now = self.clock()
         minted_earlier, note_id = note_id is not None, note_id or new_id()
-        with self.store.write(principal.workspace_id) as tx:
-            if minted_earlier and tx.note(note_id) is not None:
-                raise Conflict(detail=f"a note {note_id} already exists", extra={"reason": "exists", "note_id": note_id},
-                               next_call=f"GET /v1/notes/{note_id}")
-            self._commit(tx, NoteWrite(
-                note_id=note_id, kind="create", at=now, actor=replace(_actor(principal), origin=origin.value),
-                update=doc.export_updates(None),
-                snapshot=doc.snapshot(), frontier=doc.frontier(), title=doc.meta.title, types=doc.meta.types,
-                properties=doc.meta.properties, blocks=projection,
-            ), previous_blocks=[])
-            return self._view(tx, principal, note_id)
+        if minted_earlier and tx.note(note_id) is not None:
+            raise Conflict(detail=f"a note {note_id} already exists", extra={"reason": "exists", "note_id": note_id},
+                           next_call=f"GET /v1/notes/{note_id}")
+        self._commit(tx, NoteWrite(
+            note_id=note_id, kind="create", at=now, actor=replace(_actor(principal), origin=origin.value),
+            update=doc.export_updates(None),
+            snapshot=doc.snapshot(), frontier=doc.frontier(), title=doc.meta.title, types=doc.meta.types,
+            properties=doc.meta.properties, blocks=projection,
+        ), previous_blocks=[])
+        return self._view(tx, principal, note_id)
 
     def create_many(self, principal: Principal, items: list[dict[str, Any]]) -> list[NoteView | FastpadError]:
         """Create several notes, each in its own transaction: one refused item never
@@ -385,7 +393,15 @@ class NoteService:
     def restore(self, principal: Principal, note_id: str) -> NoteView:
         return self._set_state(principal, note_id, "restore")
 
+    def trash_in(self, tx: WorkspaceTx, principal: Principal, note_id: str) -> NoteView:
+        """:meth:`trash` inside the caller's transaction (a reverted proposal's event note)."""
+        return self._set_state_in(tx, principal, note_id, "trash")
+
     def _set_state(self, principal: Principal, note_id: str, kind: str) -> NoteView:
+        with self.store.write(principal.workspace_id) as tx:
+            return self._set_state_in(tx, principal, note_id, kind)
+
+    def _set_state_in(self, tx: WorkspaceTx, principal: Principal, note_id: str, kind: str) -> NoteView:
         if kind in ("archive", "unarchive"):
             principal.require(NOTES_WRITE)
             if not principal.is_person:
@@ -395,17 +411,16 @@ class NoteService:
         else:
             principal.require(NOTES_DELETE)
         now = self.clock()
-        with self.store.write(principal.workspace_id) as tx:
-            row = self._writable_row(tx, principal, note_id, allow_trashed=kind in ("trash", "restore"))
-            field, value = {
-                "archive": ("archived_at", now), "unarchive": ("archived_at", None),
-                "trash": ("trashed_at", now), "restore": ("trashed_at", None),
-            }[kind]
-            if (getattr(row, field) is None) == (value is None):
-                return self._view(tx, principal, note_id)  # already in that state: nothing to write
-            self._commit(tx, NoteWrite(note_id=note_id, kind=kind, at=now, actor=_actor(principal),
-                                       expected_frontier=row.frontier, **{field: value}))
-            return self._view(tx, principal, note_id)
+        row = self._writable_row(tx, principal, note_id, allow_trashed=kind in ("trash", "restore"))
+        field, value = {
+            "archive": ("archived_at", now), "unarchive": ("archived_at", None),
+            "trash": ("trashed_at", now), "restore": ("trashed_at", None),
+        }[kind]
+        if (getattr(row, field) is None) == (value is None):
+            return self._view(tx, principal, note_id)  # already in that state: nothing to write
+        self._commit(tx, NoteWrite(note_id=note_id, kind=kind, at=now, actor=_actor(principal),
+                                   expected_frontier=row.frontier, **{field: value}))
+        return self._view(tx, principal, note_id)
 
     def apply_edit(
         self,

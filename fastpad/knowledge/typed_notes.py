@@ -4,9 +4,10 @@ One change — types to add, types to remove, ``Type.property`` values to set
 (``null`` clears one) — is one write through ``NoteService._commit``: the
 note's document gets the new types and properties (so its frontmatter shows
 them, keys namespaced ``Type.property``), and the op log, change feed and the
-typed index follow in the same transaction. Types and properties are metadata,
-not prose: a credential with ``notes:write`` sets them directly, agents
-included (prose is what goes through proposals).
+typed index follow in the same transaction (``apply_in`` writes inside the
+caller's transaction: an accepted proposal moves an event that way). Types and
+properties are metadata, not prose: a credential with ``notes:write`` sets them
+directly, agents included (prose is what goes through proposals).
 
 Every value is checked against its property's kind before anything is
 written; a refusal names each bad field (``properties.Person.email``) and
@@ -81,42 +82,49 @@ class TypedNoteService:
         self.store = store
         self.clock = clock
 
-    def apply(
-        self, principal: Principal, note_id: str, *, add: Any = None, remove: Any = None, properties: Any = None
+    def apply(self, principal: Principal, note_id: str, **change: Any) -> TypedNote:
+        """One change to one note, in a transaction of its own: :meth:`apply_in`."""
+        with self.store.write(principal.workspace_id) as tx:
+            return self.apply_in(tx, principal, note_id, **change)
+
+    def apply_in(
+        self, tx: WorkspaceTx, principal: Principal, note_id: str, *, add: Any = None, remove: Any = None,
+        properties: Any = None,
     ) -> TypedNote:
+        """Types to add and remove and ``Type.property`` values to set (``None`` clears one),
+        written inside the caller's transaction (an accepted proposal moves an event this way)."""
         principal.require(NOTES_WRITE)
         add_names, remove_names, values = _parse_change(add, remove, properties)
-        with self.store.write(principal.workspace_id) as tx:
-            row = NoteService._writable_row(tx, principal, note_id, with_snapshot=True)
-            assert row.snapshot is not None
-            doc = NoteDocument.load(row.snapshot)
-            meta = doc.meta
-            schema = load_schema(tx)
-            types = [t for t in meta.types if t not in remove_names] + [t for t in add_names if t not in meta.types]
-            errors = [FieldError(f"add[{i}]", "unknown_type", f"no type {name!r}; define it first (schema:write)")
-                      for i, name in enumerate(add_names) if schema.get(name) is None]
-            merged = dict(meta.properties)
-            for key, value in values.items():
-                error = self._check(tx, principal, schema, types, key, value)
-                if error is not None:
-                    errors.append(error)
-                elif value is None:
-                    merged.pop(key, None)
-                else:
-                    merged[key] = value
-            if errors:
-                raise ValidationFailed(detail=f"{len(errors)} field(s) failed validation",
-                                       field_errors=errors[:MAX_FIELD_ERRORS],
-                                       extra={"field_errors_truncated": max(0, len(errors) - MAX_FIELD_ERRORS)})
-            if tuple(types) == meta.types and merged == meta.properties:
-                return TypedNote(note_id, row.frontier, meta.types, meta.properties)  # nothing to write
-            doc.set_meta(NoteMeta(meta.title, tuple(types), merged))
-            frontier = doc.frontier()
-            NoteService._commit(tx, NoteWrite(
-                note_id=note_id, kind="meta", at=self.clock(), actor=_actor(principal),
-                expected_frontier=row.frontier, update=doc.export_updates(row.frontier), snapshot=doc.snapshot(),
-                frontier=frontier, types=tuple(types), properties=merged,
-            ))
+        row = NoteService._writable_row(tx, principal, note_id, with_snapshot=True)
+        assert row.snapshot is not None
+        doc = NoteDocument.load(row.snapshot)
+        meta = doc.meta
+        schema = load_schema(tx)
+        types = [t for t in meta.types if t not in remove_names] + [t for t in add_names if t not in meta.types]
+        errors = [FieldError(f"add[{i}]", "unknown_type", f"no type {name!r}; define it first (schema:write)")
+                  for i, name in enumerate(add_names) if schema.get(name) is None]
+        merged = dict(meta.properties)
+        for key, value in values.items():
+            error = self._check(tx, principal, schema, types, key, value)
+            if error is not None:
+                errors.append(error)
+            elif value is None:
+                merged.pop(key, None)
+            else:
+                merged[key] = value
+        if errors:
+            raise ValidationFailed(detail=f"{len(errors)} field(s) failed validation",
+                                   field_errors=errors[:MAX_FIELD_ERRORS],
+                                   extra={"field_errors_truncated": max(0, len(errors) - MAX_FIELD_ERRORS)})
+        if tuple(types) == meta.types and merged == meta.properties:
+            return TypedNote(note_id, row.frontier, meta.types, meta.properties)  # nothing to write
+        doc.set_meta(NoteMeta(meta.title, tuple(types), merged))
+        frontier = doc.frontier()
+        NoteService._commit(tx, NoteWrite(
+            note_id=note_id, kind="meta", at=self.clock(), actor=_actor(principal),
+            expected_frontier=row.frontier, update=doc.export_updates(row.frontier), snapshot=doc.snapshot(),
+            frontier=frontier, types=tuple(types), properties=merged,
+        ))
         return TypedNote(note_id, frontier, tuple(types), merged)
 
     def apply_many(self, principal: Principal, items: Any) -> BulkResult:

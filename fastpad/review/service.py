@@ -2,7 +2,9 @@
 
 Every agent change to prose is a *turn*: ops against one note, validated, diffed
 per block and stored. Nothing reaches the note until it is accepted, and accepting
-is a separate transaction through the one write path (``NoteService.apply_edit``).
+is a separate transaction: the prose through the one write path
+(``NoteService.apply_edit``) and the turn's edges, calendar events and citation edges
+through the services that own them (:mod:`fastpad.review.effects`), all or nothing.
 
 Who may do what (spec: Agents):
 
@@ -27,7 +29,8 @@ If the note moved while the turn waited, accept merges three ways
 person resolves explicitly, and nothing lands until they do.
 
 Every landing, decision and review is appended to the turn's audit log
-(``turn_events``), which is what revert reads to undo a turn as one unit.
+(``turn_events``), with what it did outside the prose (the edges it inserted, the
+events it created or moved); that is what revert reads to undo a turn as one unit.
 """
 
 from __future__ import annotations
@@ -40,6 +43,7 @@ from typing import Any
 from fastpad.errors import (
     ApprovalNotPermitted,
     Conflict,
+    FastpadError,
     FieldError,
     IdempotencyConflict,
     NotFound,
@@ -47,15 +51,15 @@ from fastpad.errors import (
     ValidationFailed,
 )
 from fastpad.knowledge.edges import SUPERSEDES, check_edge_type
-from fastpad.knowledge.notes import NoteService
+from fastpad.knowledge.notes import NoteEdit, NoteService
 from fastpad.notes import NoteDocument
 from fastpad.notes.ids import is_ulid, new_id
 from fastpad.notes.provenance import Origin, Provenance, ReviewState
 from fastpad.review.apply import ProseResult, apply_changes, apply_prose, blocks_at, check_fresh
 from fastpad.review.copy_guard import ReadText, could_share_shingles, guard_copy, new_texts_from_diffs
-from fastpad.review.effects import KnowledgeEffects
+from fastpad.review.effects import KnowledgeEffects, Landed
 from fastpad.review.landing import AcceptPlan, plan_accept, plan_revert
-from fastpad.review.merge import MergeConflict
+from fastpad.review.merge import MergeConflict, RevertOutcome
 from fastpad.review.ops import (
     AddEdge,
     MoveEvent,
@@ -432,56 +436,34 @@ class ReviewService:
         """Accept the turn, or some of it (``block_ids``/``op_indexes``; the rest stay pending).
         ``resolutions`` decides merge conflicts (block id -> mine | proposal | suggestion).
 
-        The prose lands first, in one transaction with the turn's new state and its audit entry
-        (a merge conflict refuses before anything happens). Each edge or calendar op then goes
-        through its own service and is recorded as accepted the moment it is applied, so a
-        failure leaves exactly the ops not yet applied pending, and a retry does only those."""
+        One transaction: the prose through the one write path, each selected edge or calendar
+        op and the ``cites`` edges of the landed blocks through the services that own them
+        (:mod:`fastpad.review.effects`), the turn's new state, one audit entry recording what
+        the accept created (what revert undoes) and every change-feed row commit together. Any
+        refusal — a merge conflict, an edge whose target went to the trash, an event that cannot
+        take the window — raises its typed error (naming the op) and leaves everything, the
+        turn included, exactly as it was; a retry starts from the same place."""
         person = _signed_in_person(principal)
-        with self.store.read(principal.workspace_id) as tx:
+        with self.store.write(principal.workspace_id) as tx:
             row = self._turn_for_decision(tx, principal, turn_id, accepting=True)
             if person:
                 blocks, ops = _selection(row, block_ids, op_indexes)
             else:
                 self._check_grant(principal, row, op_indexes)
                 blocks, ops = _selection(row, row.pending_blocks if block_ids is None else block_ids, ())
-        if not blocks and not ops:
-            raise ValidationFailed(detail="nothing selected to accept",
-                                   field_errors=[FieldError("block_ids", "min_items",
-                                                            "select something still waiting")])
-        landed: list[str] = []
-        merged = False
-        if blocks:
-            review = ReviewState.HUMAN_ACCEPTED if person else ReviewState.AGENT_ACCEPTED
-            with self.store.write(principal.workspace_id) as tx:
-                row = self._turn_for_decision(tx, principal, turn_id, accepting=True)
-                blocks, _ = _selection(row, blocks, ())
-                landed, merged = self._land(tx, principal, row, blocks, review=review,
-                                            authority=None if person else GRANT, action="accept",
-                                            resolutions=resolutions)
-                citations = [c for c in tx.turns.sources_of(turn_id) if c[0] in landed]
-            if person:
-                self.effects.cite(principal, row, citations)
-        for index in ops:
-            self.effects.apply_op(principal, row, index)
-            self._record_op(principal, turn_id, index)
-        with self.store.read(principal.workspace_id) as tx:
+            if not blocks and not ops:
+                raise ValidationFailed(detail="nothing selected to accept",
+                                       field_errors=[FieldError("block_ids", "min_items",
+                                                                "select something still waiting")])
+            landed, merged = self._land(
+                tx, principal, row, blocks, ops, review=ReviewState.HUMAN_ACCEPTED if person else
+                ReviewState.AGENT_ACCEPTED, authority=None if person else GRANT, action="accept",
+                resolutions=resolutions, cite=person,
+            )
             stored = tx.turns.get(turn_id)
             note = tx.note(row.note_id)
         assert stored is not None and note is not None
         return Decision(Turn.from_row(stored, self.review_url(turn_id)), note.frontier, tuple(landed), merged)
-
-    def _record_op(self, principal: Principal, turn_id: str, index: int) -> None:
-        """One edge or calendar op, applied by its service: no longer pending, and audited."""
-        now = self.clock()
-        with self.store.write(principal.workspace_id) as tx:
-            row = _visible_turn(tx, principal, turn_id, for_update=True)
-            decided = replace(row, pending_ops=[i for i in row.pending_ops if i != index],
-                              accepted_ops=[*row.accepted_ops, index])
-            tx.turns.update(turn_id, pending_ops=decided.pending_ops, accepted_ops=decided.accepted_ops,
-                            status=status_after(decided), updated_at=now)
-            tx.turns.append_event(_event(row, "accept", principal, now, op_indexes=[index],
-                                         review_state=ReviewState.HUMAN_ACCEPTED.value))
-            tx.feed.append("proposal_accept", at=now, actor=_actor(principal), note_id=row.note_id, subject_id=turn_id)
 
     def _check_grant(self, principal: Principal, row: TurnRow, op_indexes: Collection[int] | None) -> None:
         url = self.review_url(row.id)
@@ -528,47 +510,73 @@ class ReviewService:
         return Turn.from_row(stored, self.review_url(turn_id))
 
     def revert(self, principal: Principal, turn_id: str) -> Decision:
-        """Undo everything the turn landed, as one unit, keeping what a person wrote since."""
+        """Undo everything the turn did, as one unit and in one transaction, keeping what a
+        person made of it since:
+
+        - its prose: every landing is undone, newest first, by a three-way revert that keeps a
+          person's later edits (``Decision.kept``) and gives restored blocks their provenance back;
+        - its edges (``cites`` included), event notes and moved events: what each accept (and
+          mark reviewed) recorded doing is taken back by :meth:`KnowledgeEffects.undo` — an edge
+          that existed before the accept was never recorded and stays, one a person confirmed
+          since stays, a created event goes to the trash, a moved event gets its window back
+          unless it was moved again since.
+
+        The revert's audit entry lists what became of each of them."""
         _require_person(principal, "Reverting")
         now = self.clock()
         with self.store.write(principal.workspace_id) as tx:
             row = _visible_turn(tx, principal, turn_id, for_update=True)
-            if row.status == REVERTED or not row.landed_blocks:
-                raise Conflict(detail="nothing of this turn is on the note to revert",
+            if row.status == REVERTED or not (row.landed_blocks or row.accepted_ops):
+                raise Conflict(detail="nothing of this turn landed, so there is nothing to revert",
                                extra={"reason": "nothing_landed", "status": row.status})
-            landings = [e for e in tx.turns.events(turn_id=turn_id, actions=("accept", "auto_apply"))
-                        if e.frontier_before != e.frontier_after]
-            restored: dict[str, Provenance] = {}
-            for event in reversed(landings):  # the earliest landing knows what a block was before the turn
-                restored.update({b: Provenance(Origin(p[0]), ReviewState(p[1]))
-                                 for b, p in (event.provenance_before or {}).items()})
-            outcome: dict[str, Any] = {}
-
-            def undo(doc: NoteDocument) -> dict[str, Provenance]:
-                versions = [(blocks_at(doc, str(e.frontier_before)), blocks_at(doc, str(e.frontier_after)))
-                            for e in landings]
-                result = plan_revert(versions, doc.blocks())
-                apply_changes(doc, result.changes)
-                outcome["outcomes"] = result.outcomes
-                back = {o.block_id for o in result.outcomes if o.outcome in ("restored", "reinserted")}
-                return {b: p for b, p in restored.items() if b in back}
-
-            edit = self.notes.apply_edit(tx, principal, row.note_id, undo, stamp=Provenance.for_write(principal.origin),
-                                         kind="revert")
-            outcomes = outcome["outcomes"]
-            tx.turns.append_event(_event(row, "revert", principal, now, block_ids=[o.block_id for o in outcomes],
-                                         frontier_before=edit.frontier_before, frontier_after=edit.frontier_after))
+            done = tx.turns.events(turn_id=turn_id, actions=("accept", "auto_apply", "mark_reviewed"))
+            landings = [e for e in done if e.action != "mark_reviewed" and e.frontier_before != e.frontier_after]
+            outcomes, edit = self._revert_prose(tx, principal, row, landings) if landings else ([], None)
+            undone = self.effects.undo(tx, principal, [Landed.from_json(e.effects) for e in done])
+            tx.turns.append_event(_event(
+                row, "revert", principal, now, block_ids=[o.block_id for o in outcomes],
+                frontier_before=edit.frontier_before if edit else None,
+                frontier_after=edit.frontier_after if edit else None,
+                effects={"undone": undone} if undone else None,
+            ))
             tx.turns.update(turn_id, status=REVERTED, pending_blocks=[], pending_ops=[], updated_at=now)
+            if edit is None or edit.frontier_before == edit.frontier_after:  # the note itself did not change
+                tx.feed.append("proposal_revert", at=now, actor=_actor(principal), note_id=row.note_id,
+                               subject_id=turn_id)
             stored = tx.turns.get(turn_id)
-        assert stored is not None
+            note = tx.note(row.note_id)
+        assert stored is not None and note is not None
         kept = tuple((o.block_id, o.outcome) for o in outcomes if o.outcome.startswith("kept_"))
-        return Decision(Turn.from_row(stored, self.review_url(turn_id)), edit.frontier_after,
+        return Decision(Turn.from_row(stored, self.review_url(turn_id)), note.frontier,
                         tuple(o.block_id for o in outcomes if not o.outcome.startswith("kept_")), kept=kept)
+
+    def _revert_prose(self, tx: WorkspaceTx, principal: Principal, row: TurnRow,
+                      landings: Sequence[TurnEventRow]) -> tuple[list[RevertOutcome], NoteEdit]:
+        """Undo the landings (oldest first) on the note through the one write path."""
+        restored: dict[str, Provenance] = {}
+        for event in reversed(landings):  # the earliest landing knows what a block was before the turn
+            restored.update({b: Provenance(Origin(p[0]), ReviewState(p[1]))
+                             for b, p in (event.provenance_before or {}).items()})
+        outcome: dict[str, Any] = {}
+
+        def undo(doc: NoteDocument) -> dict[str, Provenance]:
+            versions = [(blocks_at(doc, str(e.frontier_before)), blocks_at(doc, str(e.frontier_after)))
+                        for e in landings]
+            result = plan_revert(versions, doc.blocks())
+            apply_changes(doc, result.changes)
+            outcome["outcomes"] = result.outcomes
+            back = {o.block_id for o in result.outcomes if o.outcome in ("restored", "reinserted")}
+            return {b: p for b, p in restored.items() if b in back}
+
+        edit = self.notes.apply_edit(tx, principal, row.note_id, undo, stamp=Provenance.for_write(principal.origin),
+                                     kind="revert")
+        return outcome["outcomes"], edit
 
     def mark_reviewed(self, principal: Principal, turn_id: str) -> Turn:
         """A person has looked at a turn that landed on an agent's authority: the blocks its
-        agent accepted become ``human_accepted`` (and its citations real); auto-applied blocks
-        stay ``unreviewed``. Either way the turn leaves the Agent activity queue."""
+        agent accepted become ``human_accepted`` and their citations ``cites`` edges (recorded,
+        so a revert removes them too), in one transaction; auto-applied blocks stay
+        ``unreviewed``. Either way the turn leaves the Agent activity queue."""
         _require_person(principal, "Marking a turn reviewed")
         now = self.clock()
         with self.store.write(principal.workspace_id) as tx:
@@ -584,16 +592,16 @@ class ReviewService:
             }
             if promote:
                 self.notes.apply_edit(tx, principal, row.note_id, lambda doc: promote, kind="review")
+            cited = Landed()
+            self.effects.cite(tx, principal, row, [c for c in tx.turns.sources_of(turn_id) if c[0] in promote], cited)
             tx.turns.append_event(_event(row, "mark_reviewed", principal, now, block_ids=sorted(promote),
-                                         review_state=ReviewState.HUMAN_ACCEPTED.value))
+                                         review_state=ReviewState.HUMAN_ACCEPTED.value, effects=cited.as_json()))
             tx.turns.update(turn_id, reviewed_at=now, reviewed_by=principal.principal_id, updated_at=now)
             if not promote:
                 tx.feed.append("proposal_reviewed", at=now, actor=_actor(principal), note_id=row.note_id,
                                subject_id=turn_id)
-            citations = [c for c in tx.turns.sources_of(turn_id) if c[0] in promote]
             stored = tx.turns.get(turn_id)
         assert stored is not None
-        self.effects.cite(principal, stored, citations)
         return Turn.from_row(stored, self.review_url(turn_id))
 
     # ------------------------------------------------------------------ landing
@@ -604,48 +612,67 @@ class ReviewService:
         principal: Principal,
         row: TurnRow,
         blocks: Sequence[str],
+        ops: Sequence[int] = (),
         *,
         review: ReviewState,
         authority: str | None,
         action: str,
         resolutions: Mapping[str, str] | None = None,
+        cite: bool = False,
     ) -> tuple[list[str], bool]:
-        """Land the selected blocks through the one write path (merging if the note moved) and
-        record it on the turn and in the audit log. Returns the blocks that landed and whether
-        a merge was needed."""
+        """Land the selected blocks through the one write path (merging if the note moved), then
+        apply the selected edge/calendar ops and (``cite``) the landed blocks' citations through
+        their services, all in ``tx``; record it on the turn and in one audit entry. Returns the
+        blocks that landed and whether a merge was needed."""
         now = self.clock()
-        diffs = [diff_from_json(d) for d in row.diffs]
-        planned: dict[str, AcceptPlan] = {}
+        landed: list[str] = []
+        merged = False
+        edit: NoteEdit | None = None
+        if blocks:
+            diffs = [diff_from_json(d) for d in row.diffs]
+            planned: dict[str, AcceptPlan] = {}
 
-        def land(doc: NoteDocument) -> None:
-            plan = plan_accept(diffs, blocks, landed=row.landed_blocks, base=blocks_at(doc, row.base_frontier),
-                               now=doc.blocks(), at_base=doc.frontier() == row.base_frontier, resolutions=resolutions)
-            if plan.conflicts:
-                raise self._merge_conflict(row, plan.conflicts)
-            apply_changes(doc, plan.changes)
-            planned["plan"] = plan
+            def land(doc: NoteDocument) -> None:
+                plan = plan_accept(diffs, blocks, landed=row.landed_blocks, base=blocks_at(doc, row.base_frontier),
+                                   now=doc.blocks(), at_base=doc.frontier() == row.base_frontier,
+                                   resolutions=resolutions)
+                if plan.conflicts:
+                    raise self._merge_conflict(row, plan.conflicts)
+                apply_changes(doc, plan.changes)
+                planned["plan"] = plan
 
-        edit = self.notes.apply_edit(tx, principal, row.note_id, land, stamp=Provenance(Origin(row.origin), review),
-                                     kind=action)
-        plan = planned["plan"]
-        before = {b.block_id: [b.origin, b.review_state] for b in edit.before}
+            edit = self.notes.apply_edit(tx, principal, row.note_id, land,
+                                         stamp=Provenance(Origin(row.origin), review), kind=action)
+            landed, merged = planned["plan"].landed, planned["plan"].merged
+        effects = Landed()
+        if cite and landed:
+            self.effects.cite(tx, principal, row, [c for c in tx.turns.sources_of(row.id) if c[0] in landed], effects)
+        for index in ops:
+            try:
+                self.effects.apply_op(tx, principal, row, index, effects)
+            except FastpadError as refused:
+                raise _op_refused(refused, index, row.ops[index]["op"]) from refused
+        before = {b.block_id: [b.origin, b.review_state] for b in edit.before} if edit else {}
         tx.turns.append_event(_event(
-            row, action, principal, now, review_state=review.value, block_ids=plan.landed,
-            frontier_before=edit.frontier_before, frontier_after=edit.frontier_after,
-            provenance_before={b: before[b] for b in plan.landed if b in before},
+            row, action, principal, now, review_state=review.value, block_ids=landed, op_indexes=ops,
+            frontier_before=edit.frontier_before if edit else None,
+            frontier_after=edit.frontier_after if edit else None,
+            provenance_before={b: before[b] for b in landed if b in before}, effects=effects.as_json(),
         ))
-        tx.turns.mark_sources_landed(row.id, plan.landed, now)
+        tx.turns.mark_sources_landed(row.id, landed, now)
         decided = replace(row, pending_blocks=[b for b in row.pending_blocks if b not in blocks],
-                          landed_blocks=[*row.landed_blocks, *plan.landed])
+                          landed_blocks=[*row.landed_blocks, *landed],
+                          pending_ops=[i for i in row.pending_ops if i not in ops],
+                          accepted_ops=[*row.accepted_ops, *ops])
         tx.turns.update(
             row.id, pending_blocks=decided.pending_blocks, landed_blocks=decided.landed_blocks,
-            status=status_after(decided), authority=row.authority or (authority if plan.landed else None),
-            updated_at=now,
+            pending_ops=decided.pending_ops, accepted_ops=decided.accepted_ops, status=status_after(decided),
+            authority=row.authority or (authority if landed else None), updated_at=now,
         )
-        if edit.frontier_before == edit.frontier_after:  # nothing reached the note: say so in the feed
+        if edit is None or edit.frontier_before == edit.frontier_after:  # nothing reached the note: say so
             tx.feed.append(f"proposal_{action}", at=now, actor=_actor(principal), note_id=row.note_id,
                            subject_id=row.id)
-        return plan.landed, plan.merged
+        return landed, merged
 
     def _merge_conflict(self, row: TurnRow, conflicts: Sequence[MergeConflict]) -> Conflict:
         url = self.review_url(row.id)
@@ -724,6 +751,13 @@ class ReviewService:
 
 
 # ---------------------------------------------------------------------- helpers
+
+
+def _op_refused(refused: FastpadError, index: int, kind: str) -> FastpadError:
+    """An owning service's refusal of one op, as the accept's answer: the same error, naming
+    the op, and saying that nothing of the accept was applied."""
+    return replace(refused, detail=f"ops[{index}] ({kind}) could not be applied, so nothing was accepted: {refused}",
+                   extra={**refused.extra, "op_index": index})
 
 
 def _signed_in_person(principal: Principal) -> bool:

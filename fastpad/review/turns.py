@@ -10,7 +10,7 @@ undid it). A turn is *open* while any block or edge/calendar op still waits.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, fields
+from dataclasses import dataclass, field, fields
 from datetime import datetime
 from typing import Any
 
@@ -162,8 +162,11 @@ class Turn:
         return "decided"
 
     def op_state(self, index: int) -> str:
-        """pending, accepted, or decided, for an edge/calendar op (prose ops: their blocks say)."""
-        return "pending" if index in self.pending_ops else "accepted" if index in self.accepted_ops else "decided"
+        """pending, accepted, or decided (declined, rejected, abandoned, or reverted), for an
+        edge/calendar op (prose ops: their blocks say)."""
+        if index in self.pending_ops:
+            return "pending"
+        return "accepted" if index in self.accepted_ops and self.status != REVERTED else "decided"
 
     def as_dict(self) -> dict[str, Any]:
         return {
@@ -199,19 +202,21 @@ class AuditEntry:
     block_ids: tuple[str, ...]
     op_indexes: tuple[int, ...]
     at: datetime
+    # Outside the prose: what an accept created or moved, what a revert did with each (ids only).
+    effects: dict[str, Any] = field(default_factory=dict)
 
     @classmethod
     def from_row(cls, row: TurnEventRow) -> "AuditEntry":
         assert row.seq is not None
         return cls(row.seq, row.turn_id, row.note_id, row.action, row.actor_kind, row.actor_id, row.token_id,
-                   row.review_state, row.block_ids, row.op_indexes, row.at)
+                   row.review_state, row.block_ids, row.op_indexes, row.at, dict(row.effects or {}))
 
     def as_dict(self) -> dict[str, Any]:
         return {
             "seq": self.seq, "turn_id": self.turn_id, "note_id": self.note_id, "action": self.action,
             "actor": {"kind": self.actor_kind, "id": self.actor_id, "token_id": self.token_id},
             "review_state": self.review_state, "block_ids": list(self.block_ids),
-            "op_indexes": list(self.op_indexes), "at": _iso(self.at),
+            "op_indexes": list(self.op_indexes), "effects": dict(self.effects), "at": _iso(self.at),
         }
 
 

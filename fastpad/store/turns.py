@@ -63,6 +63,9 @@ class TurnEventRow:
     frontier_before: str | None = None
     frontier_after: str | None = None
     provenance_before: dict[str, list[str]] | None = None
+    # What the action did outside the note's prose, as ids (never note text): an accept's
+    # {"links": [...], "events": [...], "moves": [...]}, a revert's {"undone": [...]}.
+    effects: dict[str, Any] | None = None
     seq: int | None = None
 
 
@@ -279,12 +282,12 @@ class TurnTables:
         d = self._d
         self._x(
             "INSERT INTO turn_events (workspace_id, turn_id, note_id, action, actor_kind, actor_id, token_id,"
-            " review_state, block_ids, op_indexes, frontier_before, frontier_after, provenance_before, at)"
-            " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            " review_state, block_ids, op_indexes, frontier_before, frontier_after, provenance_before, effects, at)"
+            " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
             (
                 self._ws, e.turn_id, e.note_id, e.action, e.actor_kind, e.actor_id, e.token_id, e.review_state,
                 d.js(list(e.block_ids)), d.js(list(e.op_indexes)), e.frontier_before, e.frontier_after,
-                d.js(dict(e.provenance_before or {})), d.ts(e.at),
+                d.js(dict(e.provenance_before or {})), d.js(dict(e.effects or {})), d.ts(e.at),
             ),
         )
 
@@ -300,7 +303,7 @@ class TurnTables:
         params.append(int(limit))
         rows = self._x(
             "SELECT seq, turn_id, note_id, action, actor_kind, actor_id, token_id, review_state, block_ids,"
-            " op_indexes, frontier_before, frontier_after, provenance_before, at FROM turn_events"
+            " op_indexes, frontier_before, frontier_after, provenance_before, effects, at FROM turn_events"
             f" WHERE {' AND '.join(where)} ORDER BY seq LIMIT ?",
             params,
         ).fetchall()
@@ -309,7 +312,8 @@ class TurnTables:
             TurnEventRow(
                 seq=int(r[0]), turn_id=r[1], note_id=r[2], action=r[3], actor_kind=r[4], actor_id=r[5], token_id=r[6],
                 review_state=r[7], block_ids=tuple(d.js_out(r[8])), op_indexes=tuple(d.js_out(r[9])),
-                frontier_before=r[10], frontier_after=r[11], provenance_before=d.js_out(r[12]), at=d.ts_out(r[13]),
+                frontier_before=r[10], frontier_after=r[11], provenance_before=d.js_out(r[12]),
+                effects=d.js_out(r[13]), at=d.ts_out(r[14]),
             )
             for r in rows
         ]

@@ -76,7 +76,7 @@ def review_page(review: TurnReview, csrf: str, *, message: str | None = None) ->
             '<button type="submit" formaction="/review/{id}/reject">Reject the rest</button></p>', id=turn.id,
         ))
     parts.append(h('<form method="post" action="/review/{}/accept">{}</form>', turn.id, join(form)))
-    if turn.landed_block_ids and turn.status != "reverted":
+    if (turn.landed_block_ids or turn.accepted_ops) and turn.status != "reverted":  # revert takes back ops too
         parts.append(h(
             '<form method="post" action="/review/{id}/revert">{csrf}<p>Undo everything this proposal changed, '
             'keeping any edit made on top of it: <button type="submit">Revert</button></p></form>',

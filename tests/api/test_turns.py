@@ -271,3 +271,27 @@ def test_a_cited_source_becomes_a_link_and_its_retraction_reaches_the_accepted_b
     assert retracted.status_code == 200, retracted.text
     assert [a["block_id"] for a in retracted.json()["accepted"]] == [turn["diffs"][0]["block_id"]]
     assert "retracted" in browser.get(f"/review/{turn['id']}").text
+
+
+def test_a_turn_that_only_proposed_an_edge_is_accepted_and_reverted_from_its_page(
+        server: Server, owner: httpx.Client, browser: httpx.Client) -> None:
+    note, other = new_note(owner, "Plan."), new_note(owner, "Budget.")
+    agent = HttpAgent(server, "notes:read,notes:propose")
+    read = agent.read(note)
+    turn = agent.propose(note, [{"op": "add_edge", "type": "related", "to_note_id": other}], read["frontier"]).json()
+    url = f"/review/{turn['id']}"
+    page = browser.get(url)
+    assert "/revert" not in page.text  # nothing accepted yet
+    assert browser.post(f"{url}/accept", data={"csrf_token": csrf_of(page), "op": "0"}).status_code == 303
+
+    def related() -> list[str]:
+        response = browser.get(f"/v1/notes/{note}/links")
+        assert response.status_code == 200, response.text
+        links = response.json()["outgoing"]
+        return [edge["target"]["id"] for edge in links if edge["type"] == "related"]
+
+    assert related() == [other]
+    page = browser.get(url)
+    assert f'action="{url}/revert"' in page.text  # an accepted op is enough to offer the revert
+    assert browser.post(f"{url}/revert", data={"csrf_token": csrf_of(page)}).status_code == 303
+    assert related() == []
