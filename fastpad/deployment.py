@@ -27,7 +27,7 @@ from fastpad.knowledge.query import KnowledgeQueryService
 from fastpad.knowledge.saved_views import CollectionService
 from fastpad.knowledge.typed_notes import TypedNoteService
 from fastpad.knowledge.types import TypeService
-from fastpad.knowledge.trash import DEFAULT_RETENTION, TrashService
+from fastpad.knowledge.trash import DEFAULT_RETENTION, PurgeSchedule, TrashService
 from fastpad.notes.ids import new_id
 from fastpad.review.effects import EventNotes, KnowledgeEffects
 from fastpad.review.service import ReviewService
@@ -86,6 +86,7 @@ class Deployment:
     history: HistoryService = field(init=False)
     memory: MemoryService = field(init=False)
     trash: TrashService = field(init=False)
+    purge_schedule: PurgeSchedule = field(init=False)
     types: TypeService = field(init=False)
     typed_notes: TypedNoteService = field(init=False)
     queries: KnowledgeQueryService = field(init=False)
@@ -106,6 +107,7 @@ class Deployment:
         self.memory = MemoryService(self.store, self.notes)
         days = self.config.get("trash_retention_days")  # fastpad.json may set it: purge that long after trashing
         self.trash = TrashService(self.store, retention=DEFAULT_RETENTION if days is None else timedelta(days=days))
+        self.purge_schedule = PurgeSchedule(self.trash, self.workspace_id)
         self.types = TypeService(self.store)
         self.typed_notes = TypedNoteService(self.store)
         self.queries = KnowledgeQueryService(self.store)
@@ -123,12 +125,15 @@ class Deployment:
         return self.people.principal_for(workspace_id or self.workspace_id, self.owner_id)
 
     def start_background(self) -> None:
-        """Start what runs beside the HTTP server: the embedding worker (the app's lifespan calls this)."""
+        """Start what runs beside the HTTP server (the app's lifespan calls this):
+        the embedding worker and the hourly purge of the expired trash."""
         if self.embedder is not None:
             self.embedder.watch(self.workspace_id)
             self.embedder.start()
+        self.purge_schedule.start()
 
     def stop_background(self) -> None:
+        self.purge_schedule.stop()
         if self.embedder is not None:
             self.embedder.stop()
 

@@ -114,6 +114,15 @@ class ChangeFeedService:
         # A short page read everything up to ``upto``: the cursor skips past invisible rows too.
         return FeedPage(items, items[-1].cursor if full else encode_cursor(upto), full or upto < head)
 
+    def latest(self, principal: Principal) -> FeedPage:
+        """No changes, and the cursor after the newest one: where a watcher that
+        only wants what happens from now on starts (one call, however long the feed)."""
+        principal.require(NOTES_READ)
+        if principal.note_ids is not None and not principal.note_ids:
+            return FeedPage([], encode_cursor(0), False)  # sees nothing: not even how far the feed went
+        with self.store.read(principal.workspace_id) as tx:
+            return FeedPage([], encode_cursor(tx.feed.head()), False)
+
     async def long_poll(
         self, principal: Principal, cursor: str | None = None, limit: int = DEFAULT_LIMIT, wait_ms: int = 0
     ) -> FeedPage:

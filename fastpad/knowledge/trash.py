@@ -1,12 +1,19 @@
 """TrashService: the end of the trash. Archive, trash and restore are note
 writes (``NoteService``); purging — removing a trashed note's rows once it has
-sat in the trash past the retention window — is maintenance, run by the
-operator or a scheduler, never by a principal (spec: Concepts › Trash,
-archive and delete).
+sat in the trash past the retention window — is maintenance, run by
+``fp serve`` on a schedule (:class:`PurgeSchedule`) or by the operator
+(``fp purge``), never by a principal (spec: Concepts › Trash, archive and
+delete).
+
+The same pass removes idempotency records past their 24 hours: a record keeps
+the response it would replay, note text included, so it must not outlive the
+note it shows — and nothing replays it after its day anyway.
 """
 
 from __future__ import annotations
 
+import logging
+import threading
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime, timedelta
@@ -18,15 +25,20 @@ from fastpad.store.purge import TrashPurge
 
 DEFAULT_RETENTION = timedelta(days=30)
 PURGE_BATCH = 200  # notes per transaction, so a long backlog never holds the write lock for long
+PURGE_INTERVAL = timedelta(hours=1)
+
+log = logging.getLogger(__name__)
 
 
 @dataclass(frozen=True)
 class PurgeReport:
     purged: list[str]  # note ids, oldest trash first within each batch
     cutoff: datetime  # notes trashed at or before this were purged
+    idempotency_records: int = 0  # expired idempotency records removed
 
     def as_dict(self) -> dict[str, Any]:
-        return {"purged": list(self.purged), "cutoff": self.cutoff.isoformat()}
+        return {"purged": list(self.purged), "cutoff": self.cutoff.isoformat(),
+                "idempotency_records": self.idempotency_records}
 
 
 class TrashService:
@@ -42,7 +54,8 @@ class TrashService:
 
     def purge_expired(self, workspace_id: str, now: datetime | None = None) -> PurgeReport:
         """Remove every note of the workspace that has been in the trash longer than
-        the retention window. Each purge appends a ``purge`` change (actor: system)."""
+        the retention window (each purge appends a ``purge`` change, actor: system),
+        then the workspace's expired idempotency records."""
         now = now or self.clock()
         cutoff = now - self.retention
         purged: list[str] = []
@@ -53,4 +66,50 @@ class TrashService:
                     tx.feed.append("purge", at=now, actor=None, note_id=note_id)
             purged += batch
             if len(batch) < self.batch_size:
-                return PurgeReport(purged, cutoff)
+                break
+        with self.store.write(workspace_id) as tx:
+            swept = tx.idempotency_sweep(now)
+        return PurgeReport(purged, cutoff, swept)
+
+
+class PurgeSchedule:
+    """Runs ``TrashService.purge_expired`` for a workspace when started and then
+    every ``interval``, in a daemon thread, until stopped (``fp serve`` holds one).
+    A failed pass is logged and retried at the next interval."""
+
+    def __init__(self, trash: TrashService, workspace_id: str, *, interval: timedelta = PURGE_INTERVAL) -> None:
+        self.trash = trash
+        self.workspace_id = workspace_id
+        self.interval = interval
+        self.passes = 0  # completed passes, for tests and reports
+        self._stop = threading.Event()
+        self._done = threading.Condition()
+        self._thread: threading.Thread | None = None
+
+    def start(self) -> None:
+        if self._thread is None:
+            self._stop.clear()
+            self._thread = threading.Thread(target=self._run, name="fastpad-purge", daemon=True)
+            self._thread.start()
+
+    def stop(self, timeout: float = 10.0) -> None:
+        self._stop.set()
+        if self._thread is not None:
+            self._thread.join(timeout)
+            self._thread = None
+
+    def wait_passes(self, count: int, timeout: float) -> bool:
+        """Wait until ``count`` passes have completed (True) or ``timeout`` seconds pass."""
+        with self._done:
+            return self._done.wait_for(lambda: self.passes >= count, timeout)
+
+    def _run(self) -> None:
+        while not self._stop.is_set():
+            try:
+                self.trash.purge_expired(self.workspace_id)
+            except Exception:  # noqa: BLE001 - a maintenance pass must not end the server's thread
+                log.exception("purging the trash of workspace %s failed", self.workspace_id)
+            with self._done:
+                self.passes += 1
+                self._done.notify_all()
+            self._stop.wait(self.interval.total_seconds())

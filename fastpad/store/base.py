@@ -638,6 +638,13 @@ class WorkspaceTx:
         return IdempotencyRecord(row[0], int(row[1]), dict(self._d.js_out(row[2])), bytes(row[3]),
                                  self._d.ts_out(row[4]))
 
+    def idempotency_sweep(self, now: datetime) -> int:
+        """Delete the records no request can replay any more; returns how many."""
+        self._w()
+        cur = self._x("DELETE FROM idempotency_keys WHERE workspace_id = ? AND created_at <= ?",
+                      (self.workspace_id, self._d.ts(now - IDEMPOTENCY_TTL)))
+        return int(cur.rowcount)
+
     def idempotency_put(self, principal_key: str, key: str, record: IdempotencyRecord, *, now: datetime | None = None) -> bool:
         """Store the first response for a key. Returns False when a live record
         already holds the key (the first one wins; it is never overwritten)."""

@@ -12,13 +12,26 @@ from tests.api.helpers import assert_problem
 
 
 def head(client: httpx.Client) -> str:
-    """The cursor at the end of the feed (pages through whatever other tests wrote)."""
+    """The cursor at the end of the feed, by paging through whatever other tests wrote."""
     cursor = None
     while True:
         page = client.get("/v1/changes", params={"limit": 1000, **({"cursor": cursor} if cursor else {})}).json()
         cursor = page["next_cursor"]
         if not page["has_more"]:
             return cursor
+
+
+def test_start_latest_is_the_end_of_the_feed_in_one_call(owner, server) -> None:
+    owner.post("/v1/notes", json={"title": "Before"})
+    latest = owner.get("/v1/changes", params={"start": "latest"})
+    assert latest.status_code == 200 and latest.json()["items"] == [] and not latest.json()["has_more"]
+    assert latest.json()["next_cursor"] == head(owner)
+    after = owner.post("/v1/notes", json={"title": "After"}).json()["id"]
+    page = owner.get("/v1/changes", params={"cursor": latest.json()["next_cursor"]}).json()
+    assert [(c["kind"], c["note_id"]) for c in page["items"]] == [("create", after)]
+    both = owner.get("/v1/changes", params={"start": "latest", "cursor": latest.json()["next_cursor"]})
+    assert assert_problem(both, 422, "validation-failed", server.base_url)["field_errors"][0]["field"] == "start"
+    assert_problem(owner.get("/v1/changes", params={"start": "earliest"}), 422, "validation-failed", server.base_url)
 
 
 def test_a_cursor_resumes_where_it_left_off_after_the_server_restarts(backend, tmp_path, request) -> None:

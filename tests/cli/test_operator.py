@@ -92,3 +92,26 @@ def test_demo_prints_a_working_token_and_mcp_config(tmp_path):
         assert "Welcome to Fastpad" in titles and len(titles) == 3
     finally:
         stop(process)
+
+
+def test_purge_removes_the_expired_trash_now(tmp_path):
+    data_dir = tmp_path / "data"
+    run_fp("init", "--data-dir", str(data_dir), "--json")
+    config = json.loads((data_dir / "fastpad.json").read_text())
+    (data_dir / "fastpad.json").write_text(json.dumps({**config, "trash_retention_days": 0}))
+    from fastpad.deployment import open_deployment
+
+    with open_deployment(data_dir) as deployment:
+        owner = deployment.operator_principal()
+        kept = deployment.notes.create(owner, title="Kept").id
+        doomed = deployment.notes.create(owner, title="Doomed").id
+        deployment.notes.trash(owner, doomed)
+    planned = run_fp("purge", "--data-dir", str(data_dir), "--dry-run", "--json")
+    assert json.loads(planned.stdout) == {"retention_days": 0, "would_purge": True}
+    report = json.loads(run_fp("purge", "--data-dir", str(data_dir), "--json").stdout)
+    assert report["purged"] == [doomed] and report["idempotency_records"] == 0
+    with open_deployment(data_dir) as deployment:
+        owner = deployment.operator_principal()
+        assert [n.id for n in deployment.notes.list(owner, limit=10, include_trashed=True).items] == [kept]
+    again = run_fp("purge", "--data-dir", str(data_dir))
+    assert again.stdout.startswith("Purged 0 note(s)")

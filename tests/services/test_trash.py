@@ -10,8 +10,9 @@ from fastpad.errors import PolicyDenied, ValidationFailed
 from fastpad.knowledge.changes import ChangeFeedService
 from fastpad.knowledge.history import HistoryService
 from fastpad.knowledge.memory import MemoryService
-from fastpad.knowledge.trash import TrashService
+from fastpad.knowledge.trash import PurgeSchedule, TrashService
 from fastpad.notes import Block
+from fastpad.store import IdempotencyRecord
 from tests.helpers_store import lexical
 
 
@@ -113,3 +114,36 @@ def test_the_retention_window_is_configurable_and_batches_cover_a_backlog(svc, w
     assert sorted(small_batches.purge_expired(ws.id).purged) == sorted(notes)
     with pytest.raises(ValidationFailed):
         TrashService(svc.store, retention=timedelta(days=-1))
+
+
+def test_the_purge_removes_idempotency_records_no_request_can_replay(svc, ws, trash) -> None:
+    def record(body: bytes) -> IdempotencyRecord:
+        return IdempotencyRecord("hash", 201, {"content-type": "application/json"}, body)
+
+    with svc.store.write(ws.id) as tx:
+        tx.idempotency_put("agent", "old", record(b'{"text": "the note that was purged"}'), now=svc.clock())
+    svc.clock.advance(hours=23)
+    with svc.store.write(ws.id) as tx:
+        tx.idempotency_put("agent", "recent", record(b"{}"), now=svc.clock())
+    svc.clock.advance(hours=1)  # "old" is 24 hours old: it can no longer be replayed
+    assert trash.purge_expired(ws.id).idempotency_records == 1
+    with svc.store.read(ws.id) as tx:
+        assert tx.idempotency_get("agent", "recent", now=svc.clock()) is not None
+        assert tx.idempotency_get("agent", "old", now=svc.clock() - timedelta(hours=2)) is None  # gone, not hidden
+    assert trash.purge_expired(ws.id).as_dict()["idempotency_records"] == 0
+
+
+def test_the_schedule_purges_when_started_and_stops_without_waiting_out_its_interval(svc, ws) -> None:
+    doomed = svc.notes.create(ws.owner, title="Doomed")
+    svc.notes.trash(ws.owner, doomed.id)
+    schedule = PurgeSchedule(TrashService(svc.store, retention=timedelta(0), clock=svc.clock), ws.id,
+                             interval=timedelta(hours=1))
+    schedule.start()
+    thread = schedule._thread  # noqa: SLF001 - whether it ends is what is under test
+    try:
+        assert schedule.wait_passes(1, timeout=30)
+        with svc.store.read(ws.id) as tx:
+            assert tx.note(doomed.id) is None
+    finally:
+        schedule.stop(timeout=30)
+    assert not thread.is_alive() and schedule.passes == 1  # woken from its hour-long wait, not run again

@@ -3,7 +3,7 @@ Parse, call ChangeFeedService, render."""
 
 from __future__ import annotations
 
-from typing import Annotated
+from typing import Annotated, Literal
 
 from fastapi import APIRouter, Query, Request
 from pydantic import BaseModel, Field
@@ -11,6 +11,7 @@ from starlette.responses import Response
 
 from fastpad.api.openapi import problems
 from fastpad.api.routes.common import Authenticated, json_response
+from fastpad.errors import FieldError, ValidationFailed
 from fastpad.knowledge.changes import DEFAULT_LIMIT, MAX_LIMIT, MAX_WAIT_MS, encode_cursor
 
 router = APIRouter(prefix="/v1", tags=["changes"])
@@ -46,7 +47,8 @@ class ChangePageOut(BaseModel):
     "/changes",
     response_model=ChangePageOut,
     summary="Changes since a cursor, oldest first; with wait_ms, wait for the next one (long poll)",
-    responses=problems(_422="validation-failed: cursor malformed_cursor or cursor_ahead, limit or wait_ms range"),
+    responses=problems(_422="validation-failed: cursor malformed_cursor or cursor_ahead, limit or wait_ms range, "
+                              "start with a cursor"),
 )
 async def list_changes(
     request: Request,
@@ -56,8 +58,15 @@ async def list_changes(
     limit: Annotated[int, Query(ge=1, le=MAX_LIMIT)] = DEFAULT_LIMIT,
     wait_ms: Annotated[int, Query(ge=0, le=MAX_WAIT_MS, description="when nothing is new, wait up to this "
                                   "long and answer as soon as a change commits")] = 0,
+    start: Annotated[Literal["latest"] | None, Query(description="latest: no items, and next_cursor after the "
+                                                     "newest change — to follow only what happens from now on")] = None,
 ) -> Response:
+    if start is not None and cursor is not None:
+        raise ValidationFailed(detail="start=latest and a cursor are two different starting points: send one",
+                               field_errors=[FieldError("start", "conflicts_with_cursor", "send start or cursor")])
     if caller.elsewhere:
         return json_response({"items": [], "next_cursor": cursor or encode_cursor(0), "has_more": False})
+    if start == "latest":
+        return json_response(request.app.state.deployment.changes.latest(caller.principal).as_dict())
     page = await request.app.state.deployment.changes.long_poll(caller.principal, cursor, limit, wait_ms)
     return json_response(page.as_dict())

@@ -44,17 +44,9 @@ def watch(cursor: str | None, from_start: bool, once: bool) -> None:
             return
 
 
-def _skip_history(api: Any) -> str | None:
+def _skip_history(api: Any) -> str:
     """The cursor at the end of the feed: what comes after it is new."""
-    cursor = None
-    while True:
-        params: dict[str, Any] = {"limit": PAGE}
-        if cursor:
-            params["cursor"] = cursor
-        page = api.request("GET", "/v1/changes", params=params).json()
-        cursor = page["next_cursor"]
-        if not page["has_more"]:
-            return cursor
+    return api.request("GET", "/v1/changes", params={"start": "latest"}).json()["next_cursor"]
 
 
 def _describe(change: dict[str, Any]) -> str:
