@@ -118,34 +118,47 @@ class SqliteStore(Store):
             self._all.append(conn)
         return conn
 
-    @contextmanager
-    def _borrow(self) -> Iterator[sqlite3.Connection]:
+    def _checkout(self, *, wait: bool) -> sqlite3.Connection | None:
+        """A pooled connection (a new one while the pool is short), holding one of
+        the pool's slots; None when ``wait`` is False and every slot is taken."""
         if self._closed:
             raise RuntimeError("store is closed")
-        self._slots.acquire()
+        if not self._slots.acquire(blocking=wait):
+            return None
         try:
+            return self._pool.get_nowait()
+        except queue.Empty:
             try:
-                conn = self._pool.get_nowait()
-            except queue.Empty:
-                conn = self._connect()
-            try:
-                yield conn
-            finally:
-                if conn.in_transaction:  # never hand a connection back mid-transaction
-                    conn.execute("ROLLBACK")
-                self._pool.put(conn)
+                return self._connect()
+            except BaseException:
+                self._slots.release()
+                raise
+
+    def _checkin(self, conn: sqlite3.Connection) -> None:
+        try:
+            if conn.in_transaction:  # never hand a connection back mid-transaction
+                conn.execute("ROLLBACK")
+            self._pool.put(conn)
         finally:
             self._slots.release()
+
+    @contextmanager
+    def _borrow(self) -> Iterator[sqlite3.Connection]:
+        conn = self._checkout(wait=True)
+        assert conn is not None
+        try:
+            yield conn
+        finally:
+            self._checkin(conn)
 
     def read_aside(self, sql: str, params: Sequence[Any]) -> Future[list[Any]] | None:
         """Run one read-only statement on an idle pooled connection in a side
         thread; None when no connection is free right now (never waits)."""
-        if self._closed or not self.side_readers or not self._slots.acquire(blocking=False):
+        if self._closed or not self.side_readers:
             return None
-        try:
-            conn = self._pool.get_nowait()
-        except queue.Empty:
-            conn = self._connect()
+        conn = self._checkout(wait=False)
+        if conn is None:
+            return None
         with self._lock:
             if self._side_threads is None:
                 self._side_threads = ThreadPoolExecutor(self.side_readers, thread_name_prefix="fastpad-sqlite-aside")
@@ -154,14 +167,12 @@ class SqliteStore(Store):
             try:
                 return conn.execute(sql, params).fetchall()  # autocommit: its own read transaction
             finally:
-                self._pool.put(conn)
-                self._slots.release()
+                self._checkin(conn)
 
         try:
             return self._side_threads.submit(run)
         except BaseException:
-            self._pool.put(conn)
-            self._slots.release()
+            self._checkin(conn)
             raise
 
     @contextmanager
