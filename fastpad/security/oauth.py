@@ -27,7 +27,13 @@ person revoking the token ends the grant too: its next refresh is refused.
 
 Redirect URIs are https, http on a loopback host (RFC 8252 §7.3), or a native
 app's private-use scheme (RFC 8252 §7.1, e.g. Cursor's ``cursor://``): a code
-sent to one is useless without the verifier only its client holds.
+sent to one is useless without the verifier only its client holds. A request
+names one of its client's registered URIs exactly, except that on a loopback
+host the port may differ: a native app listens on whatever port the system
+gives it when it signs in (RFC 8252 §7.3).
+
+``offline_access`` in a scope list (OpenID's way of asking for a refresh token)
+is accepted and needs nothing: every grant here comes with refresh tokens.
 """
 
 from __future__ import annotations
@@ -41,7 +47,7 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
-from urllib.parse import parse_qsl, urlsplit
+from urllib.parse import SplitResult, parse_qsl, urlsplit
 
 from fastpad.errors import FastpadError, FieldError, PolicyDenied, Unauthenticated, ValidationFailed
 from fastpad.notes.ids import new_id
@@ -66,6 +72,7 @@ CLIENT_ID_PREFIX = "fpc_"
 CODE_PREFIX = "fpac_"
 REFRESH_PREFIX = "fprt_"
 LOOPBACK_HOSTS = frozenset({"127.0.0.1", "::1", "localhost"})
+OFFLINE_ACCESS = "offline_access"  # asks for a refresh token: every grant has them
 # Schemes a browser or the system gives a meaning of its own: never a native app's callback.
 _NOT_PRIVATE_USE = frozenset({"http", "https", "javascript", "data", "file", "vbscript", "blob", "about", "filesystem",
                               "ftp", "ws", "wss", "mailto", "tel", "sms", "view-source"})
@@ -184,8 +191,9 @@ class OAuthService:
         client = self.client(client_id)
         if not isinstance(redirect_uri, str) or not redirect_uri:
             raise _refused("invalid_request", "redirect_uri is required")
-        if redirect_uri not in client.redirect_uris:
-            raise _refused("invalid_request", "redirect_uri is not one this client registered (it must match exactly)")
+        if not _registered(redirect_uri, client.redirect_uris):
+            raise _refused("invalid_request", "redirect_uri is not one this client registered (it must match"
+                                              " exactly; on a loopback host only the port may differ)")
         return client, redirect_uri
 
     def authorization_request(self, client: ClientRow, redirect_uri: str,
@@ -275,7 +283,7 @@ class OAuthService:
         if "refresh_token" not in client.grant_types:
             raise _refused("unauthorized_client", "this client did not register the refresh_token grant")
         self._resource(resource)
-        wanted = None if scope is None else _scope_set(scope)
+        wanted = None if scope is None else _scope_set(scope) or None  # "offline_access" alone narrows nothing
         found = self._resolve(REFRESH_KIND, REFRESH_PREFIX, refresh_token)
         if found is None:
             raise _refused("invalid_grant", "not a refresh token this server issued")
@@ -477,7 +485,7 @@ def _canonical(uri: str) -> str:
 def _scope_set(scope: Any) -> frozenset[str]:
     if not isinstance(scope, str):
         raise _refused("invalid_scope", "scope is a space-separated list")
-    names = frozenset(scope.split())
+    names = frozenset(scope.split()) - {OFFLINE_ACCESS}
     unknown = sorted(names - set(ALL_SCOPES))
     if unknown:
         raise _refused("invalid_scope", f"unknown scope(s) {', '.join(unknown)}; known: {' '.join(ALL_SCOPES)}")
@@ -487,6 +495,23 @@ def _scope_set(scope: Any) -> frozenset[str]:
 def _requested_scopes(scope: str | None) -> tuple[str, ...]:
     names = _scope_set(scope) if scope is not None else frozenset()
     return tuple(ordered(names)) if names else DEFAULT_SCOPES
+
+
+def _registered(redirect_uri: str, registered: Iterable[str]) -> bool:
+    """``redirect_uri`` is one of ``registered`` exactly, or differs from one only in
+    the port of an http loopback URI (RFC 8252 §7.3)."""
+    if redirect_uri in registered:
+        return True
+    if _redirect_uri_problem(redirect_uri) is not None:
+        return False
+    asked = urlsplit(redirect_uri)
+    if asked.scheme.lower() != "http" or asked.hostname not in LOOPBACK_HOSTS:
+        return False
+    return any(_but_the_port(urlsplit(uri)) == _but_the_port(asked) for uri in registered)
+
+
+def _but_the_port(parts: SplitResult) -> tuple[str, str | None, str, str]:
+    return parts.scheme.lower(), parts.hostname, parts.path, parts.query
 
 
 def _redirect_uris(value: Any) -> tuple[str, ...]:

@@ -303,6 +303,40 @@ def test_the_token_endpoint_refuses_a_wrong_verifier_redirect_or_client_and_a_re
     _oauth_error(_refresh(app, client_id, issued.json()["refresh_token"]), "invalid_grant")
 
 
+def test_a_loopback_redirect_may_name_any_port_and_offline_access_asks_for_nothing_more(server: Server):
+    """RFC 8252 §7.3: a native app registers its loopback callback once and listens on
+    whatever port it gets at sign-in; the code goes to that port and only that URI redeems it."""
+    app = _from(server)
+    client_id = _register(app, redirect_uris=[CALLBACK, "https://app.example:8443/cb"]).json()["client_id"]
+    browser, _ = _signed_in(server)
+    verifier = secrets.token_urlsafe(48)
+    ephemeral = "http://127.0.0.1:50123/callback"
+    params = {**_request(client_id, verifier, scope="notes:read offline_access"), "redirect_uri": ephemeral}
+
+    page = browser.get("/oauth/authorize", params=params)
+    assert page.status_code == 200, page.text
+    assert "form-action 'self' http://127.0.0.1:50123" in page.headers["content-security-policy"]
+    _, ticked, offered = _form_of(page.text)
+    assert offered == ticked == ["notes:read"], "offline_access is not a permission to grant"
+    decided = _decide(browser, params)
+    assert decided.status_code == 303 and decided.headers["location"].startswith(ephemeral + "?")
+    code = parse_qs(urlsplit(decided.headers["location"]).query)["code"][0]
+
+    _oauth_error(_exchange(app, client_id, code, verifier), "invalid_grant")  # the registered port is not the one asked
+    issued = _exchange(app, client_id, code, verifier, redirect_uri=ephemeral)
+    assert issued.status_code == 200, issued.text
+    assert issued.json()["scope"] == "notes:read" and issued.json()["refresh_token"].startswith("fprt_")
+    refresh_token = issued.json()["refresh_token"]
+    rotated = app.post("/oauth/token", data={"grant_type": "refresh_token", "client_id": client_id,
+                                             "refresh_token": refresh_token, "scope": "offline_access"})
+    assert rotated.status_code == 200 and rotated.json()["scope"] == "notes:read", rotated.text
+
+    for other in ("http://127.0.0.1:50123/elsewhere", "http://localhost:50123/callback",
+                  "https://app.example:9443/cb", "http://127.0.0.1:50123/callback?x=1"):
+        refused = browser.get("/oauth/authorize", params={**params, "redirect_uri": other})
+        assert refused.status_code == 400 and "location" not in refused.headers, other
+
+
 def test_bad_authorization_requests_redirect_with_an_error_or_stay_on_a_page(server: Server):
     app = _from(server)
     client_id = _register(app).json()["client_id"]
