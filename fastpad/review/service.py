@@ -521,7 +521,8 @@ class ReviewService:
           since stays, a created event goes to the trash, a moved event gets its window back
           unless it was moved again since.
 
-        The revert's audit entry lists what became of each of them."""
+        The decision (``Decision.undone``) and the revert's audit entry list what became of
+        each of them."""
         _require_person(principal, "Reverting")
         now = self.clock()
         with self.store.write(principal.workspace_id) as tx:
@@ -548,7 +549,8 @@ class ReviewService:
         assert stored is not None and note is not None
         kept = tuple((o.block_id, o.outcome) for o in outcomes if o.outcome.startswith("kept_"))
         return Decision(Turn.from_row(stored, self.review_url(turn_id)), note.frontier,
-                        tuple(o.block_id for o in outcomes if not o.outcome.startswith("kept_")), kept=kept)
+                        tuple(o.block_id for o in outcomes if not o.outcome.startswith("kept_")), kept=kept,
+                        undone=tuple((kind, thing_id, outcome) for kind, thing_id, outcome in undone))
 
     def _revert_prose(self, tx: WorkspaceTx, principal: Principal, row: TurnRow,
                       landings: Sequence[TurnEventRow]) -> tuple[list[RevertOutcome], NoteEdit]:

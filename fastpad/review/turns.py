@@ -296,6 +296,9 @@ class Decision:
     landed_block_ids: tuple[str, ...]
     merged: bool = False
     kept: tuple[tuple[str, str], ...] = ()  # revert: (block id, why it was left as the person has it)
+    # revert: (kind, id, outcome) for each edge, event note and event move the turn made
+    # outside its prose (KnowledgeEffects.undo), e.g. ("link", id, "kept_confirmed")
+    undone: tuple[tuple[str, str, str], ...] = ()
 
 
 @dataclass(frozen=True)

@@ -295,3 +295,28 @@ def test_a_turn_that_only_proposed_an_edge_is_accepted_and_reverted_from_its_pag
     assert f'action="{url}/revert"' in page.text  # an accepted op is enough to offer the revert
     assert browser.post(f"{url}/revert", data={"csrf_token": csrf_of(page)}).status_code == 303
     assert related() == []
+
+
+def test_reverting_over_the_api_says_what_became_of_the_edges_it_took_back(
+        server: Server, owner: httpx.Client, browser: httpx.Client) -> None:
+    note, kept, dropped = new_note(owner, "Plan."), new_note(owner, "Budget."), new_note(owner, "Old idea.")
+    agent = HttpAgent(server, "notes:read,notes:propose")
+    read = agent.read(note)
+    turn = agent.propose(note, [{"op": "add_edge", "type": "related", "to_note_id": target}
+                                for target in (kept, dropped)], read["frontier"]).json()
+    page = browser.get(f"/review/{turn['id']}")
+    accepted = browser.post(f"/review/{turn['id']}/accept", data={"csrf_token": csrf_of(page), "op": ["0", "1"]})
+    assert accepted.status_code == 303
+    as_person = {"x-csrf-token": csrf_of(page)}  # the API, as the signed-in person
+    edges = {edge["target"]["id"]: edge["id"] for edge in browser.get(f"/v1/notes/{note}/links").json()["outgoing"]}
+    # A person makes one of the two edges theirs before the revert.
+    assert browser.post(f"/v1/links/{edges[kept]}/promote", headers=as_person).status_code == 200
+
+    reverted = browser.post(f"/v1/turns/{turn['id']}/revert", headers=as_person)
+    assert reverted.status_code == 200, reverted.text
+    assert reverted.json()["turn"]["status"] == "reverted"
+    assert sorted(reverted.json()["undone"], key=lambda u: u["id"]) == sorted([
+        {"kind": "link", "id": edges[kept], "outcome": "kept_confirmed"},
+        {"kind": "link", "id": edges[dropped], "outcome": "removed"},
+    ], key=lambda u: u["id"])
+    assert [edge["target"]["id"] for edge in browser.get(f"/v1/notes/{note}/links").json()["outgoing"]] == [kept]

@@ -249,6 +249,7 @@ def test_revert_takes_back_what_the_accept_made_and_keeps_what_a_person_made_the
         ["move", planning, "kept_changed"], ["move", standup, "restored"], ["event", retro, "trashed"],
         ["link", cites, "removed"], ["link", edges[confirmed], "kept_confirmed"], ["link", edges[dropped], "removed"],
     ]}
+    assert decision.undone == tuple(tuple(thing) for thing in entry.effects["undone"]), "the caller is told as well"
     assert [(r.kind, r.note_id, r.subject_id) for r in feed_since(env, head)] == [
         ("revert", note, None), ("meta", standup, None), ("trash", retro, None),
         ("link_delete", note, cites), ("link_delete", note, edges[dropped]),

@@ -208,6 +208,7 @@ def decision_as_dict(decision: Decision) -> dict[str, Any]:
         "turn": decision.turn.as_dict(), "frontier": decision.frontier,
         "landed_block_ids": list(decision.landed_block_ids), "merged": decision.merged,
         "kept": [{"block_id": b, "why": why} for b, why in decision.kept],
+        "undone": [{"kind": kind, "id": thing_id, "outcome": outcome} for kind, thing_id, outcome in decision.undone],
     }
 
 
