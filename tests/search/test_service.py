@@ -14,7 +14,7 @@ from fastpad.notes import Block
 from fastpad.notes.provenance import Origin
 from fastpad.search.fusion import DENSE, GRAPH, LEXICAL, RECENCY
 from fastpad.search.indexing import note_chunks
-from fastpad.search.service import SearchService
+from fastpad.search.service import MIN_DEPTH, SearchService
 from fastpad.search.vectors import StoredVectors
 from fastpad.search.worker import EmbeddingWorker
 from tests.helpers_store import edit_ops
@@ -97,6 +97,17 @@ def test_a_quoted_phrase_is_required_and_odd_input_is_just_words(svc, ws, engine
     assert set(ids(engine.service.search(ws.owner, "quarterly revenue", strategies=[LEXICAL]))) == {together.id, apart.id}
     for odd in ["(AMPK) 1,000 AND OR NOT", 'unbalanced "quote', "NEAR(a b)", "*", "-revenue"]:
         engine.service.search(ws.owner, odd)  # never a syntax error
+
+
+def test_each_strategy_reads_fifty_deep_for_a_short_page_and_as_deep_as_a_long_one(svc, ws):
+    service = SearchService(svc.store, clock=svc.clock)  # lexical, graph, recency
+    for n in range(70):
+        note(svc, ws.owner, f"Crystal {n}", f"Quartz sample {n} " + "quartz " * (n % 7))
+    short = service.search(ws.owner, "quartz", limit=10, strategies=[LEXICAL])
+    assert len(short.hits) == 10 and len(short.ranked[LEXICAL]) == MIN_DEPTH == 50
+    long = service.search(ws.owner, "quartz", limit=60, strategies=[LEXICAL])
+    assert len(long.hits) == len(long.ranked[LEXICAL]) == 60, "a page is never cut to the minimum depth"
+    assert ids(long)[:10] == ids(short), "reading deeper changes nothing at the top"
 
 
 # ---------------------------------------------------------------------- what search will not return
