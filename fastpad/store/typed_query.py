@@ -37,9 +37,12 @@ Each row-by-row check is one index seek: an equality goes straight to
 (property, value, note) in the value index; a range or presence test is
 wrapped in ``IS TRUE`` so that no value index can serve it and the row is found
 by primary key (workspace, note, property) — a planner without statistics would
-otherwise scan a whole value range for every row it checks. On PostgreSQL the
-checks are fenced (``OFFSET 0``) so the planner keeps the walk rather than
-turning them into joins and sorting everything.
+otherwise scan a whole value range for every row it checks. The checks are
+fenced so that no planner turns them into joins: PostgreSQL would then drop the
+walk and sort everything (``OFFSET 0`` stops it), and SQLite (3.51; 3.40 did
+not) would place the joins after the notes lookup, reading every candidate's
+note row before the filters prune it (``LIMIT 1`` stops it: SQLite leaves an
+EXISTS with a LIMIT a correlated subquery, checked as soon as the id is known).
 """
 
 from __future__ import annotations
@@ -186,7 +189,8 @@ class _Compiler:
         self.tx, self.q, self.d = tx, q, tx._d
         self.ws = tx.workspace_id
         postgres = self.d.name == "postgres"
-        self.fence = " OFFSET 0" if postgres else ""
+        # Keeps each check a subquery rather than a join (see the module docstring).
+        self.fence = " OFFSET 0" if postgres else " LIMIT 1"
         # The driver (the index range read in order, or the candidate set) stays the outer
         # loop: SQLite takes CROSS JOIN as that instruction; PostgreSQL plans joins itself.
         self.join = "JOIN" if postgres else "CROSS JOIN"
