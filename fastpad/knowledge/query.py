@@ -22,8 +22,9 @@ collection's saved view)::
   property's kind like any stored value.
 - ``sort``: up to three keys, each a property or a note field (``title``,
   ``created_at``, ``updated_at``), ``asc`` by default; empty values come last.
-  Ties are broken by note id. ``group_by`` sorts by a property first and labels
-  each row with its ``group`` (its value; null for none).
+  Ties are broken by note id, in the first key's direction. ``group_by`` sorts
+  by a property first and labels each row with its ``group`` (its value; null
+  for none).
 - Pages are keyset pages: pass ``next_cursor`` back with the same query.
 
 Results respect the caller: only notes in its note set, never trashed notes,
@@ -71,6 +72,7 @@ class Definition:
 
     type: str
     type_names: tuple[str, ...]
+    types_on_every_note: tuple[str, ...]  # the type and those it extends (RowQuery says why)
     filters: tuple[PropertyFilter, ...]
     keys: tuple[SortKey, ...]
     group_by: str | None
@@ -145,6 +147,7 @@ class KnowledgeQueryService:
             page = tx.typed.query(RowQuery(
                 type_names=parsed.type_names, filters=parsed.filters, keys=parsed.keys, after=after,
                 note_ids=principal.note_ids, include_archived=parsed.include_archived, limit=limit + 1,
+                types_on_every_note=parsed.types_on_every_note,
             ))
         hits = page.hits[:limit]
         more = len(page.hits) > limit
@@ -201,8 +204,8 @@ def parse_definition(data: Any, schema: Schema, *, field_prefix: str = "") -> De
                                field_errors=errors[:50], extra={"field_errors_truncated": max(0, len(errors) - 50)})
     assert type_name is not None
     normalized = {k: data[k] for k in DEFINITION_FIELDS if k in data}
-    return Definition(type_name, tuple(sorted(schema.descendants(type_name))), tuple(parsed_filters), tuple(keys),
-                      group_by, group_kind, include_archived, normalized)
+    return Definition(type_name, tuple(sorted(schema.descendants(type_name))), tuple(schema.ancestors(type_name)),
+                      tuple(parsed_filters), tuple(keys), group_by, group_kind, include_archived, normalized)
 
 
 def _list(value: Any, limit: int, field: str, errors: list[FieldError]) -> list[Any]:

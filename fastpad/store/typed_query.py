@@ -109,6 +109,10 @@ class RowQuery:
     note_ids: frozenset[str] | None = None  # the credential's note set
     include_archived: bool = False
     limit: int = 50
+    # The type and the types it extends: every queried note has a row (maybe empty) for each
+    # of their properties, so only their properties' indexes can be walked in full. A note has
+    # no row at all for a subtype's or another type's property.
+    types_on_every_note: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -204,6 +208,8 @@ class _Compiler:
         # filter on one, or walking one, makes checking the type redundant.
         self.type_shown_by_filters = any(not f.negate and _owner(f.property) in q.type_names for f in q.filters)
         self.type_shown_by_walk = first_property is not None and _owner(first_property) in q.type_names
+        # Sorted by a property some queried notes have no row for, a walk would miss them.
+        self.walkable = first_property is None or _owner(first_property) in q.types_on_every_note
 
     # ------------------------------------------------------------------ choosing
 
@@ -211,10 +217,10 @@ class _Compiler:
         q = self.q
         if q.note_ids is not None and not q.note_ids:
             return RowPage([], "none")
+        if strategy == "candidates" or not self.walkable:
+            return RowPage(self._candidates(self._cheapest(COUNT_CAP)[1]), "candidates")
         if strategy == "walk":
             return RowPage(self._walk(budget=None), "walk")
-        if strategy == "candidates":
-            return RowPage(self._candidates(self._cheapest(COUNT_CAP)[1]), "candidates")
         small = max(4 * q.limit, PROBE)
         cost, drivers = self._cheapest(small)
         if cost < small:  # a small set: sorting it is cheap, whatever the walk would do

@@ -190,7 +190,8 @@ def test_walking_an_index_and_sorting_candidates_give_the_same_pages(store, ws, 
                 after, ids = None, []
                 while True:
                     page = tx.typed.query(RowQuery(parsed.type_names, parsed.filters, parsed.keys, after,
-                                                   include_archived=parsed.include_archived, limit=4),
+                                                   include_archived=parsed.include_archived, limit=4,
+                                                   types_on_every_note=parsed.types_on_every_note),
                                           strategy=strategy)
                     assert page.strategy == strategy
                     ids += [hit.note.id for hit in page.hits]
@@ -324,7 +325,8 @@ def test_a_walk_that_meets_correlated_data_hands_the_page_to_candidates(svc, sto
     def page(strategy=None):
         with store.read(ws.id) as tx:
             parsed = parse_definition(query, load_schema(tx))
-            return tx.typed.query(RowQuery(parsed.type_names, parsed.filters, parsed.keys, limit=3), strategy=strategy)
+            return tx.typed.query(RowQuery(parsed.type_names, parsed.filters, parsed.keys, limit=3,
+                                           types_on_every_note=parsed.types_on_every_note), strategy=strategy)
 
     chosen, walked = page(), page("walk")
     assert (chosen.strategy, walked.strategy) == ("candidates", "walk")

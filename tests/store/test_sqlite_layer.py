@@ -226,7 +226,8 @@ def exercise_types_query_and_collections(svc, ws) -> None:
     with svc.store.read(ws.id) as tx:
         parsed = parse_definition(query, load_schema(tx))
         for strategy in ("walk", "candidates"):
-            tx.typed.query(RowQuery(parsed.type_names, parsed.filters, parsed.keys, ((413.0,), book)),
+            tx.typed.query(RowQuery(parsed.type_names, parsed.filters, parsed.keys, ((413.0,), book),
+                                    types_on_every_note=parsed.types_on_every_note),
                            strategy=strategy)
     view = typed.collections.create(ws.owner, name="Books", query=query)
     typed.collections.rows(ws.owner, view.row.id, limit=1)
