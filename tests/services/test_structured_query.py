@@ -336,3 +336,19 @@ def test_a_walk_that_meets_correlated_data_hands_the_page_to_candidates(svc, sto
                                       for i, n in enumerate(jobs)])
     settled = page()
     assert settled.strategy == "walk" and [h.note.id for h in settled.hits] == jobs[0:6:2]
+
+
+def test_titles_sort_by_code_point_on_both_backends(svc, store, ws, typed):
+    """Both backends page titles in one order: PostgreSQL's notes.title collates as "C"
+    (version 13) whatever the server's locale, as SQLite's BINARY does."""
+    typed.types.define(ws.owner, name="Card")
+    titles = ["apple", "Banana", "banana", "Zebra", "Äpfel", "_draft", "10 things", "2 things"]
+    for title in titles:
+        typed.notes.apply(ws.owner, svc.notes.create(ws.owner, title=title).id, add=["Card"])
+    assert typed.titles(ws.owner, {"type": "Card", "sort": [{"property": "title"}]}, limit=3) == sorted(titles)
+    if store.backend == "postgres":
+        with store.read(ws.id) as tx:
+            collation = tx._x(  # noqa: SLF001 - the catalog is what is under test
+                "SELECT collation_name FROM information_schema.columns"
+                " WHERE table_name = 'notes' AND column_name = 'title'").fetchone()[0]
+        assert collation == "C"

@@ -1,0 +1,5 @@
+-- Version 13: note titles sort by code point — nothing to do here.
+--
+-- SQLite compares text with BINARY, code point order, already; PostgreSQL's
+-- version 13 gives `notes.title` the "C" collation so both backends sort and
+-- page titles alike. The file keeps the two backends' version numbers in step.
