@@ -90,3 +90,23 @@ def test_a_write_transaction_ranks_alone_and_sees_its_own_text(corpus, open_stor
         assert len(tx.search_index.lexical_blocks('"quokka"', SearchFilter(), limit=5)) == 1
     with store.read(workspace_id) as tx:
         assert len(tx.search_index.lexical_blocks('"quokka"', SearchFilter(), limit=5)) == 1  # committed
+
+
+@pytest.mark.parametrize("side_readers", [0, 2])
+def test_a_filter_that_refuses_most_top_matches_widens_until_the_page_is_full(corpus, open_stores, side_readers) -> None:
+    """Ranking happens in the index, filtering after it, a window at a time: when the
+    caller may see only a few notes, the window widens until `limit` rows pass, and the
+    page is the filtered head of the full ranking."""
+    path, workspace_id = corpus
+    store = open_stores(path, side_readers=side_readers)
+    with store.read(workspace_id) as tx:
+        note_ids = sorted({r[0] for r in tx._x("SELECT note_id FROM blocks WHERE workspace_id = ?",  # noqa: SLF001
+                                                (workspace_id,)).fetchall()})
+    visible = frozenset(random.Random(3).sample(note_ids, 8))  # a tenth of the notes
+    for query in QUERIES:
+        everything = lexical(store, workspace_id, query, 10_000)
+        expected = [hit for hit in everything if hit[0] in visible][:5]
+        assert len(expected) == 5, query
+        with store.read(workspace_id) as tx:
+            hits = tx.search_index.lexical_blocks(lexical_query_terms(query), SearchFilter(note_ids=visible), limit=5)
+        assert [(h.note_id, h.block_id, h.score) for h in hits] == expected, query
