@@ -123,7 +123,9 @@ def check_arguments(tool: ToolSpec, validator: Draft202012Validator, arguments: 
     errors = sorted(validator.iter_errors(dict(arguments)), key=lambda e: [str(p) for p in e.absolute_path])
     if not errors:
         return dict(arguments)
-    field_errors = [_field_error(error) for error in errors]
+    # The validator reports each missing argument on its own, but an error does not say
+    # which one: every error of a kind is expanded, then repeats are dropped.
+    field_errors = list(dict.fromkeys(fe for error in errors for fe in _field_errors(error)))
     session_missing = any(fe.field == "session" for fe in field_errors)
     raise ValidationFailed(
         detail=f"{len(field_errors)} argument(s) of {tool.name} failed validation: {field_errors[0].field}: "
@@ -134,18 +136,23 @@ def check_arguments(tool: ToolSpec, validator: Draft202012Validator, arguments: 
     )
 
 
-def _field_error(error: Any) -> FieldError:
+def _field_errors(error: Any) -> list[FieldError]:
     path = _dotted(list(error.absolute_path))
+
+    def at(name: str) -> str:
+        return f"{path}.{name}" if path else name
+
     if error.validator == "required":
-        missing = next((p for p in error.validator_value if p not in (error.instance or {})), "")
-        return FieldError(f"{path}.{missing}" if path else missing, "required", f"{missing} is required")
+        present = error.instance if isinstance(error.instance, dict) else {}
+        return [FieldError(at(name), "required", f"{name} is required")
+                for name in error.validator_value if name not in present]
     if error.validator == "additionalProperties":
         known = sorted((error.schema.get("properties") or {}))
         extra = sorted(set(error.instance) - set(known)) if isinstance(error.instance, dict) else []
-        name = extra[0] if extra else path
-        return FieldError(f"{path}.{name}" if path else name, "unknown_field", f"not an argument; known: {', '.join(known)}")
+        return [FieldError(at(name), "unknown_field", f"not an argument; known: {', '.join(known)}")
+                for name in extra or [path]]
     message = error.message if len(error.message) <= MAX_FIELD_MESSAGE else error.message[:MAX_FIELD_MESSAGE] + "…"
-    return FieldError(path or "arguments", str(error.validator), message)
+    return [FieldError(path or "arguments", str(error.validator), message)]
 
 
 def _dotted(path: list[Any]) -> str:

@@ -58,6 +58,12 @@ def test_not_found_and_validation_failed(mcp: McpServer) -> None:
                                       note_id=new_id(), expected_frontier="fp1:x", idempotency_key="k",
                                       ops=[{"op": "explode"}])
             assert ops["field_errors"][0]["field"].startswith("ops[0]")
+            bare = await agent.problem("fastpad_propose", "validation-failed", session=agent.session)
+            missing = sorted((fe["field"], fe["code"]) for fe in bare["field_errors"])
+            assert missing == [(name, "required") for name in ("expected_frontier", "idempotency_key", "note_id", "ops")]
+            extras = await agent.problem("fastpad_search", "validation-failed", session=agent.session, query="x",
+                                         surprise=1, other=2)
+            assert sorted(fe["field"] for fe in extras["field_errors"]) == ["other", "surprise"]
 
     run(scenario)
 
