@@ -76,7 +76,8 @@ from fastpad.review.turns import (
     PARTIALLY_ACCEPTED,
     PENDING,
     REVERTED,
-    STATUSES,
+    STATUS_FILTERS,
+    WAITING,
     ActivityItem,
     AuditEntry,
     Decision,
@@ -361,9 +362,9 @@ class ReviewService:
         """Newest first. ``mine``: turns this principal opened; ``activity``: the Agent activity
         queue. An agent only ever sees its own turns."""
         principal.require(NOTES_READ)
-        if status is not None and status not in STATUSES:
-            raise ValidationFailed(detail=f"status is one of {', '.join(STATUSES)}",
-                                   field_errors=[FieldError("status", "enum", ", ".join(STATUSES))])
+        if status is not None and status not in STATUS_FILTERS:
+            raise ValidationFailed(detail=f"status is one of {', '.join(STATUS_FILTERS)}",
+                                   field_errors=[FieldError("status", "enum", ", ".join(STATUS_FILTERS))])
         if isinstance(limit, bool) or not isinstance(limit, int) or not 1 <= limit <= MAX_PAGE:
             raise ValidationFailed(detail=f"limit is between 1 and {MAX_PAGE}",
                                    field_errors=[FieldError("limit", "range", f"between 1 and {MAX_PAGE}")])
@@ -373,7 +374,8 @@ class ReviewService:
         own = mine or not principal.is_person
         with self.store.read(principal.workspace_id) as tx:
             rows = tx.turns.list(
-                before_id=cursor, limit=limit + 1, statuses=None if status is None else [status],
+                before_id=cursor, limit=limit + 1, statuses=None if status in (None, WAITING) else [status],
+                waiting=status == WAITING,
                 author=(principal.kind, principal.principal_id) if own else None,
                 note_ids=principal.note_ids, activity=activity,
             )

@@ -30,6 +30,10 @@ REJECTED = "rejected"
 ABANDONED = "abandoned"
 REVERTED = "reverted"
 STATUSES = (PENDING, PARTIALLY_ACCEPTED, ACCEPTED, REJECTED, ABANDONED, REVERTED)
+# A list filter, not a status: a turn with blocks or ops still waiting for a decision,
+# whether or not part of it landed already (pending or partially accepted).
+WAITING = "waiting"
+STATUS_FILTERS = (WAITING, *STATUSES)
 
 GRANT = "grant"  # accepted by its own agent under turns:accept
 AUTO_APPLY = "auto_apply"  # landed without review: the token has auto-apply

@@ -167,9 +167,11 @@ class TurnTables:
         author: tuple[str, str] | None = None,
         note_ids: Iterable[str] | None = None,
         activity: bool = False,
+        waiting: bool = False,
     ) -> list[TurnRow]:
         """Newest first (keyset on id). ``activity``: landed on an agent's authority, not yet
-        marked reviewed, not reverted — the Agent activity queue."""
+        marked reviewed, not reverted — the Agent activity queue. ``waiting``: with blocks or
+        ops still waiting for a decision."""
         where, params = ["workspace_id = ?"], [self._ws]
         if before_id is not None:
             where.append("id < ?")
@@ -188,6 +190,8 @@ class TurnTables:
             params.append(self._d.ids(note_ids))
         if activity:
             where += ["authority IS NOT NULL", "reviewed_at IS NULL", "status <> 'reverted'"]
+        if waiting:
+            where.append("(pending_blocks <> '[]' OR pending_ops <> '[]')")
         params.append(int(limit))
         rows = self._x(
             f"SELECT {_TURN_COLUMNS} FROM turns WHERE {' AND '.join(where)} ORDER BY id DESC LIMIT ?", params

@@ -50,6 +50,8 @@ def test_accept_needs_the_grant_and_diff_ends_with_the_review_url(fp: Fp, cli_se
     other = fp("accept", own_turn["id"], "--json", env={**agent, "FASTPAD_TOKEN": granted})
     assert other.returncode == 0, other.stderr
     assert json.loads(other.stdout)["turn"]["status"] == "accepted"
+    still_waiting = {t["id"] for t in fp.json("turns", env=person)}  # the default: what still waits
+    assert plain_turn["id"] in still_waiting and own_turn["id"] not in still_waiting
     refused_again = fp("accept", plain_turn["id"], env={**agent, "FASTPAD_TOKEN": granted})
     assert refused_again.returncode == 8, "a token accepts only the turns it opened"
 

@@ -422,3 +422,19 @@ def test_the_audit_log_is_append_only(env: Env, store) -> None:
         with store.write(env.ws.id) as tx:
             tx._x("DELETE FROM turn_events WHERE workspace_id = ?", (env.ws.id,))
     assert len(env.review.audit_log(env.owner)) == 1
+
+
+def test_the_waiting_list_holds_every_turn_with_something_undecided(env: Env) -> None:
+    """`fp turns` lists these by default: a partly accepted turn still waits for a person."""
+    untouched, partly, finished, closed = (proposal(env, env.agent(), env.note("First.", "Second.")) for _ in range(4))
+    env.review.accept(env.owner, partly.id, block_ids=[partly.diffs[2].block_id])
+    env.review.accept(env.owner, finished.id)
+    env.review.accept(env.owner, closed.id, block_ids=[closed.diffs[2].block_id])
+    env.review.reject(env.owner, closed.id)
+    statuses = {t.id: t.status for t in env.review.list(env.owner).items}
+    assert (statuses[partly.id], statuses[closed.id]) == ("partially_accepted", "partially_accepted")
+    waiting = env.review.list(env.owner, status="waiting").items
+    assert [t.id for t in waiting] == [partly.id, untouched.id]  # newest first
+    assert [t.id for t in env.review.list(env.owner, status="waiting", limit=1).items] == [partly.id]
+    with pytest.raises(ValidationFailed):
+        env.review.list(env.owner, status="undecided")

@@ -26,7 +26,7 @@ from fastpad.api.problems import field_errors_from_validation
 from fastpad.api.schemas import IdempotencyKey, Ulid
 from fastpad.api.shape import check_shape
 from fastpad.errors import FieldError, ValidationFailed
-from fastpad.review.turns import STATUSES, Decision, TurnReview, conflict_as_dict
+from fastpad.review.turns import STATUS_FILTERS, Decision, TurnReview, conflict_as_dict
 
 router = APIRouter(tags=["turns"])
 
@@ -159,7 +159,7 @@ async def propose(request: Request, note_id: NoteId, caller: Authenticated, sess
 def list_turns(
     request: Request,
     caller: Authenticated,
-    status: Annotated[str | None, Query(description=" | ".join(STATUSES))] = None,
+    status: Annotated[str | None, Query(description=" | ".join(STATUS_FILTERS))] = None,
     mine: bool = False,
     activity: bool = False,
     cursor: Annotated[str | None, Query(max_length=64)] = None,

@@ -17,13 +17,15 @@ import click
 from fastpad.cli.options import FpCommand, settings
 from fastpad.cli.output import Output
 
-STATUSES = ("pending", "partially_accepted", "accepted", "rejected", "abandoned", "reverted")
+# fastpad.review.turns.STATUS_FILTERS, spelled out: importing the review package costs start-up time.
+STATUS_FILTERS = ("waiting", "pending", "partially_accepted", "accepted", "rejected", "abandoned", "reverted")
 _TURN_ID = click.argument("turn_id", metavar="TURN_ID")
 
 
 @click.command(cls=FpCommand)
-@click.option("--status", type=click.Choice([*STATUSES, "all"]), default="pending", show_default=True,
-              help="Which turns: waiting for review by default.")
+@click.option("--status", type=click.Choice([*STATUS_FILTERS, "all"]), default="waiting", show_default=True,
+              help="Which turns: by default those with something still waiting for review, "
+                   "partly accepted ones included.")
 @click.option("--mine", is_flag=True, help="Only turns this credential opened.")
 @click.option("--limit", type=click.IntRange(1, 200), default=50, show_default=True)
 def turns(status: str, mine: bool, limit: int) -> None:
@@ -38,7 +40,7 @@ def turns(status: str, mine: bool, limit: int) -> None:
 
     def show(rows: list[dict[str, Any]]) -> None:
         if not rows:
-            out.say("No proposals waiting." if status == "pending" else "No turns.")
+            out.say("No proposals waiting." if status == "waiting" else "No turns.")
             return
         out.table(["turn", "note", "author", "status", "waiting", "created", "review"],
                   ([t["id"], t["note_id"], f"{t['author']['kind']}:{t['author']['id']}", t["status"],

@@ -10,7 +10,7 @@ from fastpad.errors import FieldError, ValidationFailed
 from fastpad.mcp import schemas as s
 from fastpad.mcp.tool import Call, ToolOutput, ToolSpec
 from fastpad.mcp.tools.turn_views import TURN_ID, diff_views, turn_view
-from fastpad.review.turns import STATUSES
+from fastpad.review.turns import STATUS_FILTERS
 from fastpad.security.principals import Principal
 from fastpad.security.scopes import NOTES_PROPOSE, NOTES_READ, TURNS_ACCEPT
 
@@ -70,7 +70,7 @@ TOOL = ToolSpec(
         "action": s.enum(*ACTIONS),
         "turn_id": s.STR,
         "block_ids": s.STRS,
-        "status": s.desc(s.enum(*STATUSES), "list: only turns in this state"),
+        "status": s.desc(s.enum(*STATUS_FILTERS), "list: only these (waiting: something still undecided)"),
         "cursor": s.CURSOR,
     }, "session"),
     output_schema=s.outputs({"turn": s.OBJ, "turns": s.array(s.OBJ), "diffs": s.array(s.OBJ), **s.BUDGET}),
