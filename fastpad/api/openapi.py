@@ -3,11 +3,13 @@
 FastAPI generates paths and schemas from the code; this module adds what it
 cannot infer: the problem document as the body of every 4xx/5xx, the two
 security schemes (bearer token, session cookie) with the discovery routes
-marked public, and the models that routes read by hand (``NoteCreate``).
+marked public, the models that routes read by hand (``NoteCreate``), and
+``POST /mcp``, which the MCP SDK serves outside FastAPI's routing.
 """
 
 from __future__ import annotations
 
+import copy
 from typing import Any
 
 from fastapi import FastAPI
@@ -23,6 +25,26 @@ _COMMON_PROBLEMS = {
     "413": "Body over the route's limit",
     "422": "Validation failed (field_errors)",
     "429": "Rate limited (retry_after_ms, Retry-After)",
+}
+
+
+# fastpad/mcp/http.py: stateless Streamable HTTP, one JSON-RPC message per POST.
+_MCP_OPERATION: dict[str, Any] = {
+    "tags": ["mcp"],
+    "summary": "MCP: the twelve agent tools over Streamable HTTP (stateless JSON-RPC 2.0, one message per POST)",
+    "description": "Bearer token only (no session cookie). A 401 carries WWW-Authenticate naming "
+                   "/.well-known/oauth-protected-resource and the scopes to ask for. Host and Origin are checked "
+                   "(DNS-rebinding protection).",
+    "operationId": "mcp",
+    "security": [{"bearer": []}],
+    "requestBody": {"required": True, "content": {"application/json": {"schema": {
+        "type": "object", "required": ["jsonrpc", "method"],
+        "properties": {"jsonrpc": {"const": "2.0"}, "id": {"type": ["string", "integer"]},
+                       "method": {"type": "string"}, "params": {"type": "object"}},
+    }}}},
+    "responses": {"200": {"description": "The JSON-RPC response (application/json, or text/event-stream when "
+                                         "the client accepts only that)"},
+                  "202": {"description": "A notification or response from the client, accepted"}},
 }
 
 
@@ -55,6 +77,7 @@ def build(app: FastAPI, *, public_paths: frozenset[str]) -> dict[str, Any]:
                     "description": "web session; mutations also need x-csrf-token"},
     }
     doc["security"] = [{"bearer": []}, {"session": []}]
+    doc.setdefault("paths", {})["/mcp"] = {"post": copy.deepcopy(_MCP_OPERATION)}  # finished below, per document
 
     for path, item in doc.get("paths", {}).items():
         for method, operation in item.items():

@@ -25,6 +25,9 @@ def test_openapi_is_31_with_a_strong_etag_and_304(server):
         ops = doc["paths"]["/v1/notes/{note_id}/ops"]["post"]
         assert "application/problem+json" in ops["responses"]["422"]["content"]
         assert doc["components"]["schemas"]["Problem"]
+        mcp = doc["paths"]["/mcp"]["post"]  # served by the MCP SDK, documented all the same
+        assert mcp["security"] == [{"bearer": []}] and "401" in mcp["responses"]
+        assert "application/problem+json" in mcp["responses"]["401"]["content"]
 
         again = client.get("/openapi.json", headers={"if-none-match": etag})
         assert again.status_code == 304 and again.content == b"" and again.headers["etag"] == etag
