@@ -57,7 +57,8 @@ def layout(title: str, body: Markup, *, signed_in: bool = False, csrf: str | Non
     return h(
         '<!doctype html><html lang="en"><head><meta charset="utf-8"><title>{title} · Fastpad</title>'
         '<meta name="viewport" content="width=device-width, initial-scale=1"><style>{style}</style></head>'
-        '<body><header><p><a href="/agent-activity">Agent activity</a></p>{sign_out}</header>'
+        '<body><header><p><a href="/agent-activity">Agent activity</a> · '
+        '<a href="/settings/tokens">Agents &amp; tokens</a></p>{sign_out}</header>'
         '<main><h1>{title}</h1>{body}</main></body></html>',
         title=title, style=Markup(STYLE), sign_out=sign_out, body=body,
     )

@@ -1,4 +1,4 @@
-"""The server-rendered pages: sign-in, a proposal's review page, Agent activity.
+"""The server-rendered pages: sign-in, a proposal's review page, Agent activity, Agents & tokens.
 
 Plain HTML forms, no JavaScript: every action is a POST carrying the session's
 CSRF token. The review page is one form whose buttons post to different actions
@@ -9,14 +9,19 @@ merge resolutions chosen.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from datetime import datetime
 
 from fastpad.review.apply import BlockDiff
 from fastpad.review.landing import MINE, PROPOSAL, SUGGESTION
 from fastpad.review.merge import MergeConflict
 from fastpad.review.turns import AUTO_APPLY, ActivityItem, SourceBlock, Turn, TurnReview
+from fastpad.security.agents import ManagedTokens, Revocation
+from fastpad.security.scopes import AGENT_DEFAULT_SCOPES, ALL_SCOPES, TURNS_ACCEPT
+from fastpad.security.tokens import MAX_LABEL, TokenInfo
 from fastpad.web.html import Markup, h, join, layout
 
 _KIND = {"inserted": "New block", "replaced": "Changed block", "deleted": "Deleted block"}
+_EXPIRIES = (("1d", "1 day"), ("7d", "7 days"), ("30d", "30 days"), ("90d", "90 days"), ("365d", "365 days"))
 _HOW = {AUTO_APPLY: "auto-applied (stays unreviewed)", "grant": "accepted by the agent under turns:accept"}
 
 
@@ -26,6 +31,10 @@ def _csrf_field(csrf: str) -> Markup:
 
 def _message(message: str | None) -> Markup:
     return h('<p class="error" role="alert">{}</p>', message) if message else Markup("")
+
+
+def _when(at: datetime) -> str:
+    return at.strftime("%Y-%m-%d %H:%M UTC")
 
 
 # ---------------------------------------------------------------------- sign-in
@@ -186,11 +195,104 @@ def activity_page(items: Sequence[ActivityItem], csrf: str, *, message: str | No
             '<input type="hidden" name="next" value="/agent-activity"><button type="submit">Revert</button></form>'
             '<a href="/review/{id}">Open diff</a></td></tr>',
             who=item.who, id=item.turn.id, note=item.note_title or "(untitled)", blocks=item.blocks,
-            how=_HOW.get(item.turn.authority or "", ""), at=item.at.strftime("%Y-%m-%d %H:%M UTC"),
+            how=_HOW.get(item.turn.authority or "", ""), at=_when(item.at),
             csrf=_csrf_field(csrf),
         ) for item in items)
         table = h("<table><thead><tr><th>Who</th><th>Note</th><th>Blocks</th><th>How</th><th>When</th><th></th>"
                   "</tr></thead><tbody>{}</tbody></table>", rows)
     intro = h("<p>Every turn that reached a note on an agent's authority — accepted under turns:accept, or "
-              "auto-applied — until you mark it reviewed or revert it.</p>")
+              "auto-applied — until you mark it reviewed or revert it.</p>"
+              '<p>The tokens agents act under, their scopes and autonomy: '
+              '<a href="/settings/tokens">Settings → Agents &amp; tokens</a>.</p>')
     return layout("Agent activity", join([_message(message), intro, table]), signed_in=True, csrf=csrf)
+
+
+# ---------------------------------------------------------------------- settings: agents & tokens
+
+
+def tokens_page(managed: ManagedTokens, csrf: str, *, revocation: Revocation | None = None,
+                message: str | None = None) -> Markup:
+    parts = [_message(message), _revoked(revocation), h(
+        "<p>Every live token you can revoke: each agent's, and your own CLI tokens. A token's secret was shown "
+        "once, when it was minted; its prefix below is what to search for if you suspect a leak. Revoking a "
+        "token also revokes every token delegated from it. Signing in here is not a token: revoking never "
+        'signs you out.</p><p><a href="/agent-activity">Back to Agent activity</a></p><h2>Agents</h2>')]
+    if managed.agents:
+        parts.extend(h('<section class="agent"><h3>{name}</h3>{table}</section>', name=agent.name,
+                       table=_token_table(agent.tokens, csrf)) for agent in managed.agents)
+    else:
+        parts.append(h("<p>No agent holds a live token.</p>"))
+    parts.append(h("<h2>Your CLI tokens</h2>"))
+    parts.append(_token_table(managed.own, csrf) if managed.own else h("<p>You hold no live CLI token.</p>"))
+    parts.append(_mint_form(csrf))
+    return layout("Agents & tokens", join(parts), signed_in=True, csrf=csrf)
+
+
+def _mint_form(csrf: str) -> Markup:
+    # Pre-ticked: what an agent gets when nobody names its scopes (it reads and proposes). Accepting its own
+    # proposals and auto-apply are grants a person makes on purpose, so neither is ever pre-ticked.
+    scopes = join(h('<label><input type="checkbox" name="scope" value="{scope}"{checked}> {scope}</label> ',
+                    scope=scope, checked=Markup(" checked") if scope in AGENT_DEFAULT_SCOPES else Markup(""))
+                  for scope in ALL_SCOPES)
+    expiries = join(h('<option value="{value}"{selected}>{label}</option>', value=value, label=label,
+                      selected=Markup(" selected") if value == "30d" else Markup(""))
+                    for value, label in _EXPIRIES)
+    return h(
+        '<h2>Mint an agent token</h2><form method="post" action="/settings/tokens">{csrf}'
+        '<p><label>Label <input type="text" name="label" maxlength="{max_label}" required></label> '
+        '(the agent is listed under it)</p><p>Scopes: {scopes}</p>'
+        '<p>turns:accept lets the agent accept its own proposals; they are marked agent-accepted and listed on '
+        'Agent activity.</p>'
+        '<p><label><input type="checkbox" name="auto_apply" value="on"> auto_apply: its edits land without a '
+        'proposal (they stay marked unreviewed)</label></p>'
+        '<p><label>Expires in <select name="expires">{expiries}</select></label></p>'
+        '<p><button type="submit">Mint token</button></p></form>',
+        csrf=_csrf_field(csrf), max_label=MAX_LABEL, scopes=scopes, expiries=expiries,
+    )
+
+
+def minted_page(plaintext: str, token: TokenInfo, csrf: str) -> Markup:
+    body = h(
+        '<p class="notice" role="alert"><strong>Copy this token now: it is shown once and never again.</strong> '
+        'Fastpad keeps only its hash; if you lose it, revoke it and mint another.</p>'
+        '<p><code class="secret">{secret}</code></p>{table}'
+        '<p><a href="/settings/tokens">Back to Agents &amp; tokens</a></p>',
+        secret=plaintext, table=_token_table([token], csrf),
+    )
+    return layout("New token", body, signed_in=True, csrf=csrf)
+
+
+def _revoked(revocation: Revocation | None) -> Markup:
+    if revocation is None:
+        return Markup("")
+    delegates = Markup("")
+    if revocation.delegates:
+        delegates = h(", and with it the {n} token(s) delegated from it: {names}", n=len(revocation.delegates),
+                      names=join((_name(t) for t in revocation.delegates), ", "))
+    return h('<p class="notice" role="status">Revoked {name}{delegates}. A revoked token stops working at once.</p>',
+             name=_name(revocation.token), delegates=delegates)
+
+
+def _name(token: TokenInfo) -> Markup:
+    return h("{label} (<code>{prefix}…</code>)", label=token.label or "(no label)", prefix=token.prefix)
+
+
+def _token_table(tokens: Sequence[TokenInfo], csrf: str) -> Markup:
+    rows = join(h(
+        '<tr><td>{label}{delegated}</td><td><code>{prefix}…</code></td><td>{scopes}</td><td>{reach}</td>'
+        '<td>{autonomy}</td><td>{used}</td><td>{expires}</td><td>'
+        '<form class="inline" method="post" action="/settings/tokens/{id}/revoke">{csrf}'
+        '<button type="submit">Revoke</button></form></td></tr>',
+        label=token.label or "(no label)", delegated=" (delegated)" if token.parent_id else "",
+        prefix=token.prefix, scopes=", ".join(token.scopes),
+        reach="the whole workspace" if token.note_ids is None else f"{len(token.note_ids)} note(s)",
+        autonomy=_autonomy(token), used=_when(token.last_used_at) if token.last_used_at else "never",
+        expires=_when(token.expires_at), id=token.id, csrf=_csrf_field(csrf),
+    ) for token in tokens)
+    return h('<table><thead><tr><th>Label</th><th>Prefix</th><th>Scopes</th><th>Notes</th><th>Autonomy</th>'
+             '<th>Last used</th><th>Expires</th><th></th></tr></thead><tbody>{}</tbody></table>', rows)
+
+
+def _autonomy(token: TokenInfo) -> str:
+    grants = (["auto_apply"] if token.auto_apply else []) + ([TURNS_ACCEPT] if TURNS_ACCEPT in token.scopes else [])
+    return ", ".join(grants) or "none: its edits wait for review"

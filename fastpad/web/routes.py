@@ -1,4 +1,5 @@
-"""Routes of the server-rendered pages: ``/signin``, ``/review/{turn_id}``, ``/agent-activity``.
+"""Routes of the server-rendered pages: ``/signin``, ``/review/{turn_id}``, ``/agent-activity``,
+``/settings/tokens`` (Settings → Agents & tokens).
 
 Pages are for a person in a browser: the session cookie is the only credential
 they take, and a page asked for without one redirects to ``/signin?next=…``.
@@ -28,7 +29,9 @@ from fastpad.api.auth import SESSION_COOKIE
 from fastpad.errors import Conflict, FastpadError, FieldError, NotFound, PolicyDenied, Unauthenticated, ValidationFailed
 from fastpad.notes.ids import is_ulid
 from fastpad.review.landing import CHOICES
+from fastpad.security.agents import AgentDirectory, ManagedTokens, Revocation
 from fastpad.security.principals import Principal
+from fastpad.security.tokens import parse_duration
 from fastpad.web import pages
 from fastpad.web.common import (
     csrf_ok, html_page, local_path, one, read_form, refusal_page, same_origin, secure, see_other, signed_in, to_signin,
@@ -42,6 +45,23 @@ _ACTIONS = ("accept", "accept-some", "reject", "revert")
 
 # ---------------------------------------------------------------------- sign-in
 
+
+
+Session = tuple[Principal, str]  # the signed-in person and the session id
+
+
+async def _form_post(request: Request, *, back: str) -> tuple[Session, dict[str, list[str]]] | Response:
+    """A signed-in person's form POST with its CSRF token: (session, form), or the response refusing it."""
+    session = signed_in(request)
+    if session is None:
+        return to_signin(request)
+    try:
+        form = await read_form(request)
+    except ValidationFailed as exc:
+        return refusal_page(str(exc), exc.status)
+    if not csrf_ok(request, session[1], form):
+        return refusal_page("The form's CSRF token is missing or wrong; reload the page.", 403, back=back)
+    return session, form
 
 @router.get("/signin")
 def signin_form(request: Request, next: str = "/agent-activity") -> Response:
@@ -140,15 +160,10 @@ async def _render_review(request: Request, session: tuple[Principal, str], turn_
 async def review_action(request: Request, turn_id: str, action: str) -> Response:
     if action not in _ACTIONS:
         return refusal_page(f"There is no action {action!r} here.", 404)
-    session = signed_in(request)
-    if session is None:
-        return to_signin(request)
-    try:
-        form = await read_form(request)
-    except ValidationFailed as exc:
-        return refusal_page(str(exc), exc.status)
-    if not csrf_ok(request, session[1], form):
-        return refusal_page("The form's CSRF token is missing or wrong; reload the page.", 403, back=f"/review/{turn_id}")
+    checked = await _form_post(request, back=f"/review/{turn_id}")
+    if isinstance(checked, Response):
+        return checked
+    session, form = checked
     review_service = request.app.state.deployment.review
     principal = session[0]
     try:
@@ -207,15 +222,10 @@ async def _render_activity(request: Request, session: tuple[Principal, str], *, 
 
 @router.post("/agent-activity/{turn_id}/reviewed")
 async def mark_reviewed(request: Request, turn_id: str) -> Response:
-    session = signed_in(request)
-    if session is None:
-        return to_signin(request)
-    try:
-        form = await read_form(request)
-    except ValidationFailed as exc:
-        return refusal_page(str(exc), exc.status)
-    if not csrf_ok(request, session[1], form):
-        return refusal_page("The form's CSRF token is missing or wrong; reload the page.", 403, back="/agent-activity")
+    checked = await _form_post(request, back="/agent-activity")
+    if isinstance(checked, Response):
+        return checked
+    session, form = checked
     try:
         if not is_ulid(turn_id):
             raise NotFound(detail=f"no turn {turn_id}")
@@ -223,3 +233,75 @@ async def mark_reviewed(request: Request, turn_id: str) -> Response:
     except FastpadError as exc:
         return await _render_activity(request, session, message=str(exc), status=exc.status)
     return see_other("/agent-activity")
+
+
+# ---------------------------------------------------------------------- settings: agents & tokens
+
+
+def _directory(request: Request) -> AgentDirectory:
+    deployment = request.app.state.deployment
+    return AgentDirectory(deployment.store, deployment.tokens)
+
+
+@router.get("/settings/tokens")
+async def tokens_page(request: Request, revoked: str = "") -> Response:
+    session = signed_in(request)
+    if session is None:
+        return to_signin(request)
+    return await _render_tokens(request, session, revoked=revoked)
+
+
+async def _render_tokens(request: Request, session: tuple[Principal, str], *, revoked: str = "",
+                         message: str | None = None, status: int = 200) -> Response:
+    principal, session_id = session
+    directory = _directory(request)
+
+    def load() -> tuple[ManagedTokens, Revocation | None]:
+        try:
+            revocation = directory.revocation(principal, revoked) if revoked else None
+        except NotFound:  # a stale or hand-made ?revoked= names nothing to confirm; the list is still wanted
+            revocation = None
+        return directory.manageable(principal), revocation
+
+    try:
+        managed, revocation = await run_in_threadpool(load)
+    except FastpadError as exc:
+        return refusal_page(str(exc), exc.status)
+    csrf = request.app.state.deployment.people.csrf_token(session_id)
+    return html_page(pages.tokens_page(managed, csrf, revocation=revocation, message=message), status)
+
+
+@router.post("/settings/tokens")
+async def mint_token(request: Request) -> Response:
+    """Mint an agent token, as ``fp token create`` does, minted by the signed-in person. The answer is
+    a page, not a redirect: it carries the secret, which exists nowhere else to redirect to."""
+    checked = await _form_post(request, back="/settings/tokens")
+    if isinstance(checked, Response):
+        return checked
+    session, form = checked
+    principal, session_id = session
+    tokens = request.app.state.deployment.tokens
+    try:
+        expires_in = parse_duration(one(form, "expires"))
+        plaintext, info = await run_in_threadpool(lambda: tokens.create(
+            principal.workspace_id, scopes=form.get("scope", []), expires_in=expires_in,
+            auto_apply=one(form, "auto_apply") == "on", label=one(form, "label"), minted_by=principal))
+    except (ValidationFailed, PolicyDenied) as exc:
+        return await _render_tokens(request, session, message=str(exc), status=exc.status)
+    except FastpadError as exc:
+        return refusal_page(str(exc), exc.status, back="/settings/tokens")
+    csrf = request.app.state.deployment.people.csrf_token(session_id)
+    return html_page(pages.minted_page(plaintext, info, csrf))
+
+
+@router.post("/settings/tokens/{token_id}/revoke")
+async def revoke_token(request: Request, token_id: str) -> Response:
+    checked = await _form_post(request, back="/settings/tokens")
+    if isinstance(checked, Response):
+        return checked
+    session, form = checked
+    try:
+        await run_in_threadpool(_directory(request).revoke, session[0], token_id)
+    except FastpadError as exc:
+        return refusal_page(str(exc), exc.status, back="/settings/tokens")
+    return see_other(f"/settings/tokens?revoked={token_id}")  # the service accepted it, so it is a ULID
