@@ -23,7 +23,8 @@ Dense: embedding ~45,000 chunks with the local model would take ~20 minutes on
 this machine and changes nothing about search cost, so every chunk digest gets
 a random unit vector instead (stated in the result). The query itself is
 embedded by the real model, and the in-memory KNN, the chunk resolution and
-the filters are the production ones.
+the filters are the production ones; the model's similarity floor is lifted,
+since random vectors would all fall under it.
 """
 
 from __future__ import annotations
@@ -139,6 +140,9 @@ def main() -> None:
             build_s = build(deployment, args.notes, args.blocks_per_note, paragraphs)
             service, worker = build_search(deployment.store, {"threads": os.cpu_count()})
             assert worker is not None, "the local embedding model is needed for the query embedding"
+            # Random chunk vectors sit near cosine 0 from any query, under the model's floor: without
+            # this every dense search would stop at its first window and measure nothing.
+            worker.provider.min_similarity = None
             owner = deployment.operator_principal()
             with deployment.store.read(deployment.workspace_id) as tx:
                 counts = tx.search_index.counts()

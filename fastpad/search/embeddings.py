@@ -46,9 +46,14 @@ class EmbeddingProvider(Protocol):
     ``name`` identifies the model (vectors of two names are never compared);
     ``embed`` returns a float32 array of shape ``(len(texts), dimensions)``
     whose rows are L2-normalised, so a dot product is a cosine similarity.
+    ``min_similarity``: the cosine below which this model's neighbours are not
+    evidence of shared meaning, so dense search lists nothing under it (None:
+    no floor known for the model). Every model has its own scale; the floor is
+    on dense's own cosine, never on a fused score.
     """
 
     name: str
+    min_similarity: float | None
 
     @property
     def dimensions(self) -> int: ...
@@ -94,6 +99,7 @@ class OpenAICompatibleProvider:
         self.base_url = base_url.rstrip("/")
         self.model = model
         self.name = f"openai:{self.base_url}#{model}"
+        self.min_similarity: float | None = None  # scales differ from model to model: none assumed
         self.batch_size = max(1, int(batch_size))
         self.max_retries = max(0, int(max_retries))
         self.retry_backoff = max(0.0, float(retry_backoff))  # seconds, doubled per retry

@@ -209,7 +209,8 @@ class DenseStrategy:
 
     The caller's filter is applied to candidates as they come, widening the
     nearest-neighbour window until ``depth`` notes are found or the vectors run
-    out, so a filter never silently shrinks the list below what exists.
+    out, so a filter never silently shrinks the list below what exists. Nothing
+    under the provider's ``min_similarity`` is listed.
     """
 
     name = DENSE
@@ -224,9 +225,13 @@ class DenseStrategy:
             return RankedList(self.name, ())
         query = self.provider.embed([request.text])[0]
         window = request.depth * self.chunks_per_note
+        floor = self.provider.min_similarity
         resolved: dict[str, Sequence[tuple[str, tuple[str, ...]]]] = {}
         while True:
             nearest = self.source.nearest(request, query, window)
+            exhausted = len(nearest) < window
+            if floor is not None and nearest and nearest[-1][1] < floor:  # best first: the rest is lower still
+                nearest, exhausted = [(key, score) for key, score in nearest if score >= floor], True
             fresh = [key for key, _ in nearest if key not in resolved]
             if fresh:
                 answer = self.source.resolve(request, fresh)
@@ -237,7 +242,7 @@ class DenseStrategy:
                 for note_id, block_ids in resolved[key]
             ]
             notes = collapse_by_note(hits)
-            if len(notes) >= request.depth or len(nearest) < window:
+            if len(notes) >= request.depth or exhausted:
                 return RankedList(self.name, tuple(notes[: request.depth]))
             window *= 4
 

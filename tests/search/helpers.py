@@ -20,6 +20,7 @@ from fastpad.search.embeddings import l2_normalize
 
 class WordHashProvider:
     name = "test:word-hash"
+    min_similarity = None
 
     def __init__(self, dimensions: int = 64) -> None:
         self.dimensions = dimensions
