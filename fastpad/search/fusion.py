@@ -45,8 +45,8 @@ SUPERSEDED_PENALTY = 0.5
 
 __all__ = [
     "DENSE", "GRAPH", "KEYWORDS", "LEXICAL", "NAME", "PHRASE", "QUERY_WEIGHTS", "RECENCY", "RRF_K",
-    "SENTENCE", "STRATEGIES", "Contribution", "Explanation", "FusedHit", "ParsedQuery", "Penalty",
-    "RankedList", "StrategyHit", "classify_query", "collapse_by_note", "fuse", "fused_order", "lexical_query_terms",
+    "SENTENCE", "STRATEGIES", "Contribution", "Explanation", "FusedHit", "Fusion", "ParsedQuery", "Penalty",
+    "RankedList", "StrategyHit", "classify_query", "collapse_by_note", "fuse", "lexical_query_terms",
     "matched_terms", "parse_query", "postgres_tsquery", "postgres_websearch_text", "weights_for",
 ]
 
@@ -157,56 +157,69 @@ def fuse(
     penalties: Mapping[str, Sequence[Penalty]] | None = None,
     superseded_penalty: float = SUPERSEDED_PENALTY,
 ) -> list[FusedHit]:
-    """Weighted RRF over ranked lists; every hit explained.
-
-    ``weights`` maps strategy name → weight (a strategy missing from it gets
-    1.0). A note appearing twice in one list counts at its first position.
-    ``superseded_by`` maps a note to its successor: the hit names it and is
-    demoted by ``superseded_penalty`` (recorded as a penalty); ``penalties``
-    adds others (e.g. a stale or low-trust demotion decided by the caller).
-    Ordering: fused score, then best single rank, then more strategies, then
-    note id — fully deterministic. Only the hits within ``limit`` are explained.
-    """
-    superseded_by = superseded_by or {}
-    contributions, firsts = _contributions(lists, weights, k)
-    applied: dict[str, list[Penalty]] = {}
-    for note_id in contributions:
-        found = list((penalties or {}).get(note_id, ()))
-        successor = superseded_by.get(note_id)
-        if successor and superseded_penalty < 1.0:
-            found.append(Penalty(f"superseded by {successor}", superseded_penalty))
-        if found:
-            applied[note_id] = found
-    ordered = _ordered(contributions, applied)
-    if limit is not None:
-        ordered = ordered[: max(0, limit)]
-    out = []
-    for rank, (note_id, total) in enumerate(ordered, start=1):
-        parts = contributions[note_id]
-        hits = [firsts[note_id][c.strategy] for c in parts]
-        explanation = Explanation(
-            query_kind=query_kind,
-            contributions=tuple(parts),
-            matched_terms=_union(*(h.matched_terms for h in hits)),
-            graph_path=next((h.graph_path for h in hits if h.graph_path), ()),
-            penalties=tuple(applied.get(note_id, ())),
-            superseded_by=superseded_by.get(note_id),
-        )
-        out.append(FusedHit(note_id=note_id, rank=rank, score=total, block_ids=_union(*(h.block_ids for h in hits)),
-                            explanation=explanation, snippet=next((h.snippet for h in hits if h.snippet), None)))
-    return out
+    """Weighted RRF over ranked lists; every hit explained (:meth:`Fusion.hits`)."""
+    return Fusion(lists, weights, k=k).hits(limit=limit, query_kind=query_kind, superseded_by=superseded_by,
+                                            penalties=penalties, superseded_penalty=superseded_penalty)
 
 
-def fused_order(
-    lists: Sequence[RankedList],
-    weights: Mapping[str, float],
-    *,
-    k: int = RRF_K,
-    penalties: Mapping[str, Sequence[Penalty]] | None = None,
-) -> list[tuple[str, float]]:
-    """(note id, fused score) in :func:`fuse`'s order, without building explanations."""
-    contributions, _ = _contributions(lists, weights, k)
-    return _ordered(contributions, {n: list(p) for n, p in (penalties or {}).items() if n in contributions})
+class Fusion:
+    """Ranked lists read once into each note's contributions, then ordered (to decide what a
+    lookup such as supersession needs to be asked about) and fused, without reading them again.
+
+    ``weights`` maps strategy name → weight (a strategy missing from it gets 1.0). A note
+    appearing twice in one list counts at its first position."""
+
+    def __init__(self, lists: Sequence[RankedList], weights: Mapping[str, float], *, k: int = RRF_K) -> None:
+        self.contributions, self.firsts = _contributions(lists, weights, k)
+
+    def order(self, penalties: Mapping[str, Sequence[Penalty]] | None = None) -> list[tuple[str, float]]:
+        """(note id, fused score) in :meth:`hits`' order, without building explanations."""
+        return _ordered(self.contributions,
+                        {n: list(p) for n, p in (penalties or {}).items() if n in self.contributions})
+
+    def hits(
+        self,
+        *,
+        limit: int | None = None,
+        query_kind: str = "",
+        superseded_by: Mapping[str, str] | None = None,
+        penalties: Mapping[str, Sequence[Penalty]] | None = None,
+        superseded_penalty: float = SUPERSEDED_PENALTY,
+    ) -> list[FusedHit]:
+        """The fused hits, every one explained. ``superseded_by`` maps a note to its successor:
+        the hit names it and is demoted by ``superseded_penalty`` (recorded as a penalty);
+        ``penalties`` adds others (e.g. a stale or low-trust demotion decided by the caller).
+        Ordering: fused score, then best single rank, then more strategies, then note id —
+        fully deterministic. Only the hits within ``limit`` are explained."""
+        superseded_by = superseded_by or {}
+        contributions, firsts = self.contributions, self.firsts
+        applied: dict[str, list[Penalty]] = {}
+        for note_id in contributions:
+            found = list((penalties or {}).get(note_id, ()))
+            successor = superseded_by.get(note_id)
+            if successor and superseded_penalty < 1.0:
+                found.append(Penalty(f"superseded by {successor}", superseded_penalty))
+            if found:
+                applied[note_id] = found
+        ordered = _ordered(contributions, applied)
+        if limit is not None:
+            ordered = ordered[: max(0, limit)]
+        out = []
+        for rank, (note_id, total) in enumerate(ordered, start=1):
+            parts = contributions[note_id]
+            hits = [firsts[note_id][c.strategy] for c in parts]
+            explanation = Explanation(
+                query_kind=query_kind,
+                contributions=tuple(parts),
+                matched_terms=_union(*(h.matched_terms for h in hits)),
+                graph_path=next((h.graph_path for h in hits if h.graph_path), ()),
+                penalties=tuple(applied.get(note_id, ())),
+                superseded_by=superseded_by.get(note_id),
+            )
+            out.append(FusedHit(note_id=note_id, rank=rank, score=total,
+                                block_ids=_union(*(h.block_ids for h in hits)),
+                                explanation=explanation, snippet=next((h.snippet for h in hits if h.snippet), None)))
+        return out
 
 
 def _contributions(

@@ -32,12 +32,11 @@ from fastpad.search.fusion import (
     RRF_K,
     SUPERSEDED_PENALTY,
     FusedHit,
+    Fusion,
     Penalty,
     RankedList,
     StrategyHit,
     collapse_by_note,
-    fuse,
-    fused_order,
 )
 from fastpad.search.query import ParsedQuery, classify_query, parse_query, weights_for
 from fastpad.search.vector_index import VectorIndex
@@ -151,19 +150,18 @@ def hybrid_search(
         per_strategy[name] = collapse_by_note(ranked.hits)
 
     started = time.perf_counter()
+    fusion = Fusion(lists, chosen, k=k)  # the lists are read once, for the lookup and the hits alike
     if callable(superseded_by):
-        successors = _successors_that_matter(lists, chosen, k, penalties, limit, superseded_by)
+        successors = _successors_that_matter(fusion, penalties, limit, superseded_by)
     else:
         successors = dict(superseded_by or {})
-    hits = fuse(lists, chosen, k=k, limit=limit, query_kind=kind, superseded_by=successors, penalties=penalties)
+    hits = fusion.hits(limit=limit, query_kind=kind, superseded_by=successors, penalties=penalties)
     timings["fusion"] = round((time.perf_counter() - started) * 1000, 3)
     return FusedResults(text, kind, chosen, tuple(hits), per_strategy, unavailable, timings)
 
 
 def _successors_that_matter(
-    lists: Sequence[RankedList],
-    weights: Mapping[str, float],
-    k: int,
+    fusion: Fusion,
     penalties: Mapping[str, Sequence[Penalty]] | None,
     limit: int,
     lookup: SupersessionLookup,
@@ -173,7 +171,7 @@ def _successors_that_matter(
     A supersession only lowers a score, so once the page is full of notes whose
     demoted scores all beat the next note's undemoted one, nothing further down
     can enter it and needs no lookup."""
-    ranked = fused_order(lists, weights, k=k, penalties=penalties)
+    ranked = fusion.order(penalties)
     found: dict[str, str] = {}
     settled: list[float] = []  # scores after demotion of the notes looked at so far
     batch = max(limit, 10)
