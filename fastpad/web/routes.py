@@ -225,7 +225,7 @@ async def mark_reviewed(request: Request, turn_id: str) -> Response:
     checked = await _form_post(request, back="/agent-activity")
     if isinstance(checked, Response):
         return checked
-    session, form = checked
+    session, _form = checked  # the form carries only its CSRF token
     try:
         if not is_ulid(turn_id):
             raise NotFound(detail=f"no turn {turn_id}")
@@ -299,7 +299,7 @@ async def revoke_token(request: Request, token_id: str) -> Response:
     checked = await _form_post(request, back="/settings/tokens")
     if isinstance(checked, Response):
         return checked
-    session, form = checked
+    session, _form = checked  # the form carries only its CSRF token
     try:
         await run_in_threadpool(_directory(request).revoke, session[0], token_id)
     except FastpadError as exc:

@@ -108,3 +108,11 @@ def test_every_command_takes_the_global_flags_and_the_table_is_data(fp: Fp):
         assert json.loads(result.stdout)["name"] == name
     ndjson = fp("commands", "--ndjson").stdout.splitlines()
     assert {json.loads(line)["name"] for line in ndjson} == names
+
+
+def test_fp_turns_offers_the_servers_status_filters():
+    """The CLI spells the filters out rather than import the review package at start-up; they must not drift."""
+    from fastpad.cli.commands.turns import STATUS_FILTERS as CLI_FILTERS
+    from fastpad.review.turns import STATUS_FILTERS
+
+    assert CLI_FILTERS == STATUS_FILTERS
