@@ -6,7 +6,7 @@ DATA_DIR ?= .fastpad
 HOST ?= 127.0.0.1
 PORT ?= 8765
 
-.PHONY: install install-dev run test bench clean
+.PHONY: install install-dev run test bench clean node
 
 $(PY):
 	python3 -m venv $(VENV)
@@ -25,14 +25,31 @@ $(VENV)/.installed-dev: $(VENV)/.installed
 	$(PIP) install --quiet -c constraints.txt -e '.[dev]'
 	touch $@
 
+# The project's own Node and npm (tools/node.py, in $(VENV)/node), never the machine's. Only the
+# tests use them: `make run` needs no Node.
+NODE_BIN := $(abspath $(VENV))/node/bin
+NPM := $(PY) tools/node.py npm
+
+node: $(PY)
+	$(PY) tools/node.py
+
+# npm ci per JavaScript package, redone only when its lock file (or the pinned Node) changes.
+$(VENV)/.npm-tests-js: tests/js/package-lock.json tools/node.py | node
+	$(NPM) ci --prefix tests/js --no-audit --no-fund --silent
+	touch $@
+
+$(VENV)/.npm-tests-mcp-js: tests/mcp/js/package-lock.json tools/node.py | node
+	$(NPM) ci --prefix tests/mcp/js --no-audit --no-fund --silent
+	touch $@
+
 install: $(VENV)/.installed
 install-dev: $(VENV)/.installed-dev
 
 run: install
 	$(PY) -m fastpad.cli demo --data-dir $(DATA_DIR) --host $(HOST) --port $(PORT)
 
-test: install-dev
-	$(PY) -m pytest -q
+test: install-dev $(VENV)/.npm-tests-js $(VENV)/.npm-tests-mcp-js
+	PATH="$(NODE_BIN):$$PATH" $(PY) -m pytest -q
 
 bench: install-dev
 	$(PY) bench/run_all.py

