@@ -6,7 +6,7 @@ DATA_DIR ?= .fastpad
 HOST ?= 127.0.0.1
 PORT ?= 8765
 
-.PHONY: install install-dev run test bench clean node
+.PHONY: install install-dev run test bench clean node web
 
 $(PY):
 	python3 -m venv $(VENV)
@@ -26,7 +26,7 @@ $(VENV)/.installed-dev: $(VENV)/.installed
 	touch $@
 
 # The project's own Node and npm (tools/node.py, in $(VENV)/node), never the machine's. Only the
-# tests use them: `make run` needs no Node.
+# tests and `make web` use them: `make run` serves the committed bundle in fastpad/web/static.
 NODE_BIN := $(abspath $(VENV))/node/bin
 NPM := $(PY) tools/node.py npm
 
@@ -34,6 +34,10 @@ node: $(PY)
 	$(PY) tools/node.py
 
 # npm ci per JavaScript package, redone only when its lock file (or the pinned Node) changes.
+$(VENV)/.npm-web: web/package-lock.json tools/node.py | node
+	$(NPM) ci --prefix web --no-audit --no-fund --silent
+	touch $@
+
 $(VENV)/.npm-tests-js: tests/js/package-lock.json tools/node.py | node
 	$(NPM) ci --prefix tests/js --no-audit --no-fund --silent
 	touch $@
@@ -42,13 +46,17 @@ $(VENV)/.npm-tests-mcp-js: tests/mcp/js/package-lock.json tools/node.py | node
 	$(NPM) ci --prefix tests/mcp/js --no-audit --no-fund --silent
 	touch $@
 
+# Rebuilds the committed browser bundle from web/src (commit what changes in fastpad/web/static).
+web: $(VENV)/.npm-web
+	$(NODE_BIN)/node web/build.mjs
+
 install: $(VENV)/.installed
 install-dev: $(VENV)/.installed-dev
 
 run: install
 	$(PY) -m fastpad.cli demo --data-dir $(DATA_DIR) --host $(HOST) --port $(PORT)
 
-test: install-dev $(VENV)/.npm-tests-js $(VENV)/.npm-tests-mcp-js
+test: install-dev $(VENV)/.npm-web $(VENV)/.npm-tests-js $(VENV)/.npm-tests-mcp-js
 	PATH="$(NODE_BIN):$$PATH" $(PY) -m pytest -q
 
 bench: install-dev
