@@ -69,7 +69,13 @@ def fetch(package: tuple[str, str, str]) -> bytes:
 def unpack(data: bytes, into: Path) -> None:
     """An npm tarball's ``package/`` directory, as ``into``."""
     with tempfile.TemporaryDirectory(dir=into.parent) as scratch, tarfile.open(fileobj=io.BytesIO(data)) as tar:
-        tar.extractall(scratch, filter="data")
+        members = tar.getmembers()
+        for member in members:
+            if not (member.isfile() or member.isdir()) or member.name.startswith("/") or ".." in member.name.split("/"):
+                raise SystemExit(f"unexpected entry in an npm tarball: {member.name}")
+        # Python 3.11.4+ also applies its own "data" filter; Debian 12's 3.11.2 has none, hence the check above.
+        safe = {"filter": "data"} if hasattr(tarfile, "data_filter") else {}
+        tar.extractall(scratch, members=members, **safe)
         (Path(scratch) / "package").rename(into)
 
 
