@@ -25,7 +25,7 @@ def require(purpose: str, *, optional: bool = True) -> None:
     """Fail unless tools/node.py's Node is installed (skip instead, outside CI, if ``optional``);
     then put its bin dir first on this process's PATH, so a test's plain ``node`` is that one too."""
     if not tools_node.installed():
-        message = f"{purpose} needs the project's Node.js: run `python tools/node.py` (make test does)"
+        message = f"{purpose}: the project's Node.js is not installed; run `python tools/node.py` (make test does)"
         if os.environ.get("CI") or not optional:
             pytest.fail(message)
         pytest.skip(message)
