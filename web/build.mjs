@@ -16,7 +16,7 @@ const MANIFEST = "manifest.json";
 
 const result = await esbuild.build({
   absWorkingDir: WEB, // metafile paths, and so the output, do not depend on where the build runs
-  entryPoints: ["src/main.js"],
+  entryPoints: ["src/main.js", "src/sw.js"], // the app, and its service worker (served at /sw.js)
   bundle: true,
   format: "esm",
   minify: true,

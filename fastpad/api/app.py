@@ -27,6 +27,7 @@ from fastpad.api.routes import imports
 from fastpad.api.routes import oauth
 from fastpad.errors import FastpadError
 from fastpad import mcp
+from fastpad.web import app as web_app
 from fastpad.web import authorize as web_authorize
 from fastpad.web import routes as web_pages
 
@@ -98,6 +99,7 @@ def create_app(deployment: Any, *, base_url: str, limits: Limits | None = None) 
     app.include_router(imports.router)  # imports (upload, status, ledger, cancel) and their attachments
     app.include_router(oauth.router)  # the OAuth authorization server MCP clients sign in through …
     app.include_router(web_authorize.router)  # … and its authorization endpoint, a consent page
+    app.include_router(web_app.router)  # the browser app: its shell, bundle and service worker
     mcp.mount(app)  # POST /mcp: the agent tools (fastpad/mcp), in this app's lifespan
 
     def render(error: FastpadError, scope: Scope) -> Any:

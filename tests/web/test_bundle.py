@@ -45,7 +45,7 @@ def test_the_rebuild_is_the_committed_bundle_byte_for_byte(rebuild: tuple[Path, 
 
 def test_the_manifest_names_the_js_css_and_wasm_and_the_js_loads_that_wasm() -> None:
     manifest = json.loads((STATIC / "manifest.json").read_text())
-    assert sorted(manifest) == ["loro_wasm_bg.wasm", "main.css", "main.js"]
+    assert sorted(manifest) == ["loro_wasm_bg.wasm", "main.css", "main.js", "sw.js"]
     wasm = (STATIC / manifest["loro_wasm_bg.wasm"]).read_bytes()
     assert wasm.startswith(b"\0asm")
     assert manifest["loro_wasm_bg.wasm"].encode() in (STATIC / manifest["main.js"]).read_bytes()

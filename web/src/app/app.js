@@ -1,0 +1,203 @@
+// The app: the shell (sidebar, top bar), the router, and the pages it shows. Pages reach
+// notes through the sync layer and everything else through the HTTP API; none of them
+// touches Loro directly.
+import { Api } from "../sync/api.js";
+import { openDeviceStore } from "../sync/device_store.js";
+import { ChangeFeed } from "../sync/feed.js";
+import { el, fill, idempotencyKey, link } from "./dom.js";
+import { explain } from "./explain.js";
+import { NotesIndex } from "./notes_index.js";
+import { listPage, searchPage } from "./pages/lists.js";
+import { NotePage } from "./pages/note_page.js";
+import { Palette } from "./palette.js";
+
+const ROUTES = [
+  [/^\/$/, () => ({ kind: "list", list: "recent" })],
+  [/^\/notes\/([0-9A-HJKMNP-TV-Z]{26})$/, (match) => ({ kind: "note", id: match[1] })],
+  [/^\/inbox$/, () => ({ kind: "list", list: "inbox" })],
+  [/^\/archive$/, () => ({ kind: "list", list: "archive" })],
+  [/^\/trash$/, () => ({ kind: "list", list: "trash" })],
+  [/^\/types\/([^/]+)$/, (match) => ({ kind: "list", list: "type", type: decodeURIComponent(match[1]) })],
+  [/^\/search$/, () => ({ kind: "search", query: new URLSearchParams(location.search).get("q") ?? "" })],
+];
+
+export async function startApp(root, config) {
+  const api = new Api({ csrfToken: config.csrfToken });
+  const store = await openDeviceStore();
+  const feed = new ChangeFeed(api);
+  const app = new App(root, { api, store, feed, config });
+  await app.start();
+  window.fastpad = app; // for the browser tests and the benchmark: the app's own handles
+  return app;
+}
+
+class App {
+  constructor(root, { api, store, feed, config }) {
+    Object.assign(this, { root, api, store, feed, config });
+    this.index = new NotesIndex(api, feed);
+    this.page = null;
+    this.palette = new Palette(this);
+  }
+
+  async start() {
+    this._buildShell();
+    this.index.listen(() => this._renderSidebar());
+    this.feed.ready().catch(() => {});
+    this.index.load().catch(() => {});
+    document.addEventListener("click", (event) => this._onLinkClick(event));
+    window.addEventListener("popstate", () => this.route());
+    document.addEventListener("keydown", (event) => {
+      if ((event.metaKey || event.ctrlKey) && event.key.toLowerCase() === "k") {
+        event.preventDefault();
+        this.palette.toggle();
+      }
+    });
+    await this.route();
+  }
+
+  _buildShell() {
+    this.nav = el("nav", { class: "nav", "aria-label": "Notes" });
+    this.searchInput = el("input", { type: "search", name: "q", placeholder: "Search", "aria-label": "Search notes" });
+    this.sidebar = el(
+      "aside",
+      { class: "sidebar", id: "sidebar" },
+      el("div", { class: "brand" }, link("/", "Fastpad")),
+      el("button", { type: "button", class: "primary new-note", onclick: () => this.newNote() }, "New note"),
+      el(
+        "form",
+        {
+          class: "search",
+          role: "search",
+          onsubmit: (event) => {
+            event.preventDefault();
+            this.go(`/search?q=${encodeURIComponent(this.searchInput.value)}`);
+          },
+        },
+        this.searchInput,
+      ),
+      el("button", { type: "button", class: "palette-hint", onclick: () => this.palette.toggle() }, "Jump to… ", el("kbd", {}, /Mac/.test(navigator.platform) ? "⌘K" : "Ctrl K")),
+      this.nav,
+      el(
+        "div",
+        { class: "sidebar-foot" },
+        el("a", { href: "/agent-activity" }, "Review & agent activity"),
+        el("a", { href: "/settings/tokens" }, "Agents & tokens"),
+        el(
+          "form",
+          { method: "post", action: "/signout" },
+          el("input", { type: "hidden", name: "csrf_token", value: this.config.csrfToken }),
+          el("button", { type: "submit", class: "link" }, "Sign out"),
+        ),
+      ),
+    );
+    this.status = el("div", { class: "sync-status", role: "status", "aria-live": "polite", dataset: { state: "idle" } });
+    this.heading = el("div", { class: "crumb" });
+    this.topbar = el(
+      "header",
+      { class: "topbar" },
+      el("button", { type: "button", class: "menu-toggle", "aria-controls": "sidebar", "aria-label": "Menu", onclick: () => this.root.classList.toggle("nav-open") }, "☰"),
+      this.heading,
+      this.status,
+    );
+    this.main = el("main", { class: "page", id: "page" });
+    fill(this.root, el("div", { class: "shell" }, this.sidebar, el("div", { class: "content" }, this.topbar, this.main)));
+    this._renderSidebar();
+  }
+
+  _renderSidebar() {
+    const current = location.pathname;
+    const item = (href, label, count) =>
+      el("a", { href, dataset: { link: "" }, class: current === href ? "active" : undefined, "aria-current": current === href ? "page" : undefined }, el("span", {}, label), count ? el("span", { class: "count" }, String(count)) : null);
+    const recent = this.index.recent().slice(0, 8);
+    const types = this.index.types().filter(([type]) => type !== "Inbox");
+    fill(this.nav,
+      item("/", "Home"),
+      item("/inbox", "Inbox", this.index.ofType("Inbox").length),
+      el("h2", {}, "Recent"),
+      ...(recent.length ? recent.map((note) => item(`/notes/${note.id}`, note.title || "Untitled")) : [el("p", { class: "quiet" }, "No notes yet")]),
+      types.length ? el("h2", {}, "Types") : null,
+      ...types.map(([type, count]) => item(`/types/${encodeURIComponent(type)}`, `#${type}`, count)),
+      el("h2", {}, "Put away"),
+      item("/archive", "Archive", this.index.archived().length),
+      item("/trash", "Trash", this.index.trashed().length),
+    );
+  }
+
+  _onLinkClick(event) {
+    const anchor = event.target.closest?.("a[data-link]");
+    if (!anchor || event.metaKey || event.ctrlKey || event.shiftKey || event.button !== 0) return;
+    event.preventDefault();
+    this.go(anchor.getAttribute("href"));
+  }
+
+  go(path, { replace = false } = {}) {
+    if (replace) history.replaceState(null, "", path);
+    else if (path !== location.pathname + location.search) history.pushState(null, "", path);
+    this.root.classList.remove("nav-open");
+    return this.route();
+  }
+
+  async route() {
+    const path = location.pathname;
+    let target = { kind: "missing" };
+    for (const [pattern, make] of ROUTES) {
+      const match = pattern.exec(path);
+      if (match) {
+        target = make(match);
+        break;
+      }
+    }
+    this.page?.close?.();
+    this.page = null;
+    this.setStatus(null);
+    this._renderSidebar();
+    if (target.kind === "note") {
+      this.page = new NotePage(this, target.id);
+      await this.page.open();
+    } else if (target.kind === "list") {
+      await this.index.load().catch(() => {});
+      this.page = listPage(this, target);
+    } else if (target.kind === "search") {
+      this.searchInput.value = target.query;
+      this.page = searchPage(this, target.query);
+    } else {
+      this.show("Not found", el("p", {}, "There is no page here. ", link("/", "Go home")));
+    }
+  }
+
+  // Puts a page's content in the main area, with its name in the top bar.
+  show(title, ...content) {
+    document.title = title ? `${title} · Fastpad` : "Fastpad";
+    this.heading.textContent = title;
+    fill(this.main, ...content);
+  }
+
+  setStatus(status) {
+    if (!status) {
+      this.status.dataset.state = "idle";
+      fill(this.status);
+      return;
+    }
+    this.status.dataset.state = status.state;
+    fill(this.status, el("span", { class: "dot", "aria-hidden": "true" }), el("span", { class: "label" }, status.label), status.hint ? el("span", { class: "hint" }, status.hint) : null);
+    this.status.title = status.hint ?? "";
+  }
+
+  async newNote() {
+    try {
+      const note = await this.api.json("POST", "/v1/notes", { json: { title: "", idempotencyKey: idempotencyKey() } });
+      this.index.put(note);
+      await this.go(`/notes/${note.id}`);
+      this.page?.focusTitle?.();
+    } catch (error) {
+      this.flash(explain(error, "The note could not be created"));
+    }
+  }
+
+  // A short message for something the person just did that did not work.
+  flash(message) {
+    const toast = el("div", { class: "toast", role: "alert" }, message);
+    document.body.appendChild(toast);
+    setTimeout(() => toast.remove(), 6000);
+  }
+}

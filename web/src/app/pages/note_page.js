@@ -1,0 +1,209 @@
+// One note: its title, types and properties, the block editor, its backlinks (each with the
+// sentence that makes the link), and archive / trash / restore.
+import { EditorView } from "../../editor/view.js";
+import { NoteSync } from "../../sync/note_sync.js";
+import { explain } from "../explain.js";
+import { el, fill, idempotencyKey, link } from "../dom.js";
+
+// What the top bar says, per sync state, so a person knows what to do.
+const HINTS = {
+  saved: "",
+  saving: "",
+  offline: "Your edits are kept on this device and will be sent when the connection returns.",
+  "session-ended": "Sign in again (in another tab) — your edits are kept here and will be sent then.",
+  deleted: "This note no longer exists on the server. Your text stays on screen: copy what you need.",
+  trashed: "Someone moved this note to the trash. Restore it to keep saving; your edits are kept.",
+  fault: "The server failed to save. Fastpad keeps trying; your edits are kept.",
+  refused: "The server refused this change. Your text stays on screen: copy what you need.",
+  "rate-limited": "The server asked to slow down; saving resumes by itself.",
+};
+const VOLATILE = "This browser keeps no local copy (private window or blocked site data): do not reload until it says Saved.";
+
+export class NotePage {
+  constructor(app, noteId) {
+    this.app = app;
+    this.noteId = noteId;
+    this.closed = false;
+  }
+
+  async open() {
+    const app = this.app;
+    app.show("Opening…", el("p", { class: "quiet" }, "Opening the note…"));
+    try {
+      this.sync = await NoteSync.open({
+        api: app.api,
+        store: app.store,
+        feed: app.feed,
+        noteId: this.noteId,
+        onStatus: (status) => this._status(status),
+        onRemote: () => this._remote(),
+      });
+    } catch (error) {
+      app.show("Not opened", el("section", { class: "list" }, el("h1", {}, "This note could not be opened"), el("p", {}, explain(error, "Opening it failed")), link("/", "Go home")));
+      return;
+    }
+    if (this.closed) return this.sync.stop();
+    this.model = this.sync.model;
+    this._build();
+    this.unlistenIndex = app.index.listen(() => this._renderState());
+    this._beforeUnload = (event) => {
+      if (!this.sync.persistent && this.sync.hasUnsent) {
+        event.preventDefault();
+        event.returnValue = VOLATILE;
+      }
+    };
+    window.addEventListener("beforeunload", this._beforeUnload);
+    this._status({ state: this.sync.state, label: "", unsent: this.sync.hasUnsent, persistent: this.sync.persistent });
+  }
+
+  close() {
+    this.closed = true;
+    this.sync?.stop();
+    this.editor?.destroy();
+    this.unlistenIndex?.();
+    window.removeEventListener("beforeunload", this._beforeUnload);
+  }
+
+  focusTitle() {
+    this.title?.focus();
+  }
+
+  _build() {
+    const app = this.app;
+    this.title = el("h1", { class: "note-title", contenteditable: "plaintext-only", spellcheck: true, "aria-label": "Title", dataset: { placeholder: "Untitled" } });
+    this.title.textContent = this.model.title;
+    this.title.addEventListener("input", () => {
+      this.model.setTitle(this.title.textContent.replace(/\n/g, " "));
+      this._renderTitle();
+    });
+    this.title.addEventListener("keydown", (event) => {
+      if (event.key === "Enter") {
+        event.preventDefault();
+        const first = this.model.ids()[0];
+        if (first) this.editor.focusBlock(first, 0);
+      }
+    });
+    this.meta = el("div", { class: "note-meta" });
+    this.actions = el("div", { class: "note-actions" });
+    this.banner = el("div", { class: "banner", role: "status", hidden: true });
+    const host = el("div", { class: "editor-host" });
+    this.backlinks = el("section", { class: "backlinks", "aria-label": "Backlinks" });
+    app.show(this.model.title || "Untitled", el("article", { class: "note" }, el("div", { class: "note-head" }, this.title, this.meta, this.actions), this.banner, host, this.backlinks));
+    this.editor = new EditorView(host, this.model, { noteId: this.noteId, findNotes: (query) => this._findNotes(query) });
+    this._renderMeta();
+    this._renderState();
+    this._loadBacklinks();
+  }
+
+  _renderTitle() {
+    const title = this.model.title || "Untitled";
+    this.app.heading.textContent = title;
+    document.title = `${title} · Fastpad`;
+  }
+
+  _remote() {
+    if (!this.editor) return;
+    this.editor.refresh();
+    if (document.activeElement !== this.title && this.title.textContent !== this.model.title) this.title.textContent = this.model.title;
+    this._renderTitle();
+    this._renderMeta();
+    this._loadBacklinks();
+  }
+
+  _renderMeta() {
+    const meta = this.model.meta.toJSON();
+    const types = Array.isArray(meta.types) ? meta.types : [];
+    const properties = meta.properties && typeof meta.properties === "object" ? Object.entries(meta.properties) : [];
+    fill(this.meta,
+      types.length ? el("ul", { class: "chips", "aria-label": "Types" }, types.map((type) => el("li", {}, link(`/types/${encodeURIComponent(type)}`, `#${type}`)))) : null,
+      properties.length
+        ? el("dl", { class: "properties" }, properties.flatMap(([key, value]) => [el("dt", {}, key), el("dd", {}, formatValue(value))]))
+        : null,
+    );
+  }
+
+  _summary() {
+    return this.app.index.notes.get(this.noteId);
+  }
+
+  _renderState() {
+    const summary = this._summary();
+    const trashed = summary?.trashed ?? false;
+    const archived = summary?.archived ?? false;
+    const action = (label, verb) => el("button", { type: "button", onclick: () => this._lifecycle(verb) }, label);
+    fill(this.actions,
+      trashed ? action("Restore", "restore") : archived ? action("Unarchive", "unarchive") : action("Archive", "archive"),
+      trashed ? null : action("Move to trash", "trash"),
+    );
+    this.banner.hidden = !trashed && !archived;
+    this.banner.textContent = trashed
+      ? "This note is in the trash. Restore it to edit and find it again."
+      : archived
+        ? "This note is archived: it stays linkable and exportable, and search leaves it out."
+        : "";
+    this.editor.root.classList.toggle("read-only", trashed);
+    for (const text of this.editor.root.querySelectorAll(".text[contenteditable]")) text.contentEditable = trashed ? "false" : "plaintext-only";
+  }
+
+  async _lifecycle(verb) {
+    try {
+      const note = await this.app.api.json("POST", `/v1/notes/${this.noteId}/${verb}`, { json: { idempotencyKey: idempotencyKey() } });
+      this.app.index.put(note);
+      if (verb === "restore") this.sync.resume();
+      if (verb === "trash") this.app.flash("Moved to the trash. Restore it from Trash.");
+    } catch (error) {
+      this.app.flash(explain(error, `The note could not be ${verb === "trash" ? "moved to the trash" : `${verb}d`}`));
+    }
+  }
+
+  async _loadBacklinks() {
+    clearTimeout(this._backlinksTimer);
+    this._backlinksTimer = setTimeout(async () => {
+      try {
+        const links = await this.app.api.json("GET", `/v1/notes/${this.noteId}/links`);
+        this._renderBacklinks(links.backlinks ?? []);
+      } catch {
+        // offline or gone: the list stays as it was, the status bar says why
+      }
+    }, 150);
+  }
+
+  _renderBacklinks(backlinks) {
+    fill(this.backlinks,
+      el("h2", {}, `Backlinks${backlinks.length ? ` · ${backlinks.length}` : ""}`),
+      backlinks.length
+        ? el(
+            "ul",
+            {},
+            backlinks.map((edge) =>
+              el(
+                "li",
+                { class: "backlink" },
+                link(`/notes/${edge.source.id}`, edge.source.title || "Untitled"),
+                el("span", { class: "edge-type" }, edge.type.replace(/_/g, " ")),
+                edge.evidence?.text ? el("blockquote", { class: "evidence" }, edge.evidence.text) : edge.evidence?.withheld ? el("p", { class: "quiet" }, "Evidence withheld") : null,
+              ),
+            ),
+          )
+        : el("p", { class: "quiet" }, "No note links here yet. Type [[ in another note to link to this one."),
+    );
+  }
+
+  async _findNotes(query) {
+    await this.app.index.load().catch(() => {});
+    return this.app.index.match(query, 8).filter((note) => note.id !== this.noteId);
+  }
+
+  _status(status) {
+    const hint = [HINTS[status.state], !status.persistent && status.unsent ? VOLATILE : ""].filter(Boolean).join(" ");
+    this.app.setStatus({ state: status.state, label: status.label || "", hint });
+  }
+}
+
+function formatValue(value) {
+  if (Array.isArray(value)) return value.join(", ");
+  if (value === true) return "yes";
+  if (value === false) return "no";
+  if (value === null || value === undefined) return "—";
+  return typeof value === "object" ? JSON.stringify(value) : String(value);
+}

@@ -1,0 +1,684 @@
+// The block editor: a note's blocks as DOM, and a person's keystrokes as model edits.
+//
+// Each block is one element with its own plain-text editable area, so the browser does the
+// typing (the screen changes first, with no work of ours in between) and we read the
+// result back as one splice into the block's LoroText. Structure — Enter, Backspace at a
+// start, shortcuts, the block menu, paste, moves — is ours: each gesture is one model
+// transaction, which is one undo step and one update on the wire.
+//
+// Remote edits arrive as imports; `refresh()` then re-renders only the blocks whose type,
+// attrs or text differ from what is on screen, and keeps the caret where it was in the
+// text (a Loro cursor survives the merge; an offset would not).
+//
+// The view knows the model and the DOM, never the network.
+import { UndoManager } from "loro-crdt/web";
+import { LIST_TYPES, MAX_DEPTH, tableCells } from "../model/blocks.js";
+import { caretOffset, caretOnEdgeLine, placeCaret, readText, selectionOffsets, writeText } from "./dom.js";
+import { PopupMenu } from "./menu.js";
+import { BLOCK_MENU, CALLOUT_KINDS, TABLE_HEADER, TABLE_ROW, enterShortcutFor, filterMenu, shortcutFor } from "./shortcuts.js";
+
+const CLIPBOARD_TYPE = "application/x-fastpad-blocks";
+const TEXT_TYPES = new Set(["heading", "paragraph", "list_item", "task", "quote", "callout", "code", "table_row"]);
+const isMac = typeof navigator !== "undefined" && /Mac|iPhone|iPad/.test(navigator.platform);
+
+export class EditorView {
+  // options.findNotes(query) → Promise<[{id, title}]>, for the [[ and @ picker.
+  constructor(root, model, { findNotes = async () => [], noteId = null } = {}) {
+    this.root = root;
+    this.model = model;
+    this.noteId = noteId;
+    this.findNotes = findNotes;
+    this.rendered = new Map(); // block id → {element, key}: what is on screen
+    this.menu = new PopupMenu(document.body);
+    this.trigger = null; // {kind: "block" | "link" | "mention", blockId, start}
+    this.undo = new UndoManager(model.doc, {
+      mergeInterval: 600,
+      maxUndoSteps: 500,
+      onPush: () => ({ value: null, cursors: this._caretCursor() }),
+      onPop: (_isUndo, { cursors }) => this._restoreCursor(cursors),
+    });
+    root.classList.add("editor");
+    root.setAttribute("role", "textbox");
+    root.setAttribute("aria-multiline", "true");
+    this._listen();
+    this.render();
+  }
+
+  destroy() {
+    this.menu.element.remove();
+    this.undo.free?.();
+    this.root.replaceChildren();
+  }
+
+  // -- rendering --------------------------------------------------------------------
+
+  render() {
+    this.rendered.clear();
+    const fragment = document.createDocumentFragment();
+    const blocks = this.model.blocks();
+    blocks.forEach((block, index) => fragment.appendChild(this._blockElement(block, blocks[index - 1])));
+    this.root.replaceChildren(fragment);
+    if (!blocks.length) this._ensureOneBlock();
+  }
+
+  // Brings the screen in line with the model after an import or an undo: only blocks that
+  // changed are touched, and the caret keeps its place in the text.
+  refresh() {
+    const cursors = this._caretCursor();
+    const blocks = this.model.blocks();
+    const keep = new Set();
+    let previousElement = null;
+    blocks.forEach((block, index) => {
+      if (!block.id) return;
+      keep.add(block.id);
+      const shown = this.rendered.get(block.id);
+      let element = shown?.element;
+      if (!shown || shown.key !== blockKey(block, blocks[index - 1])) {
+        const replacement = this._blockElement(block, blocks[index - 1]);
+        if (element) element.replaceWith(replacement);
+        element = replacement;
+      }
+      const expected = previousElement ? previousElement.nextSibling : this.root.firstChild;
+      if (expected !== element) this.root.insertBefore(element, expected);
+      previousElement = element;
+    });
+    for (const [id, shown] of this.rendered) {
+      if (!keep.has(id)) {
+        shown.element.remove();
+        this.rendered.delete(id);
+      }
+    }
+    if (!blocks.length) this._ensureOneBlock();
+    this._restoreCursor(cursors);
+  }
+
+  _ensureOneBlock() {
+    // An empty note still gets a paragraph to type into.
+    const id = this.model.insertBlock(0, { type: "paragraph" });
+    this.root.appendChild(this._blockElement(this.model.block(id), null));
+  }
+
+  _blockElement(block, previous) {
+    const element = document.createElement("div");
+    element.className = `block block-${block.type}`;
+    element.dataset.id = block.id;
+    element.dataset.type = block.type;
+    const handle = document.createElement("span");
+    handle.className = "handle";
+    handle.draggable = true;
+    handle.title = "Drag to move";
+    handle.setAttribute("aria-hidden", "true");
+    element.appendChild(handle);
+    const { attrs } = block;
+    if (block.type === "heading") element.dataset.level = String(attrs.level);
+    if (LIST_TYPES.has(block.type)) {
+      element.style.setProperty("--depth", String(attrs.depth));
+      element.appendChild(this._listMarker(block));
+    }
+    if (block.type === "callout") element.appendChild(this._calloutHeader(block));
+    if (block.type === "code") element.appendChild(this._codeHeader(block));
+    if (block.type === "table_row") {
+      element.classList.toggle("table-header", attrs.header);
+      element.classList.toggle("table-first", previous?.type !== "table_row");
+    }
+    if (block.type === "divider") {
+      const rule = document.createElement("div");
+      rule.className = "text divider-line";
+      rule.tabIndex = 0;
+      rule.setAttribute("role", "separator");
+      element.appendChild(rule);
+    } else {
+      const text = document.createElement("div");
+      text.className = "text";
+      text.contentEditable = "plaintext-only";
+      text.spellcheck = block.type !== "code" && block.type !== "table_row";
+      text.dataset.placeholder = placeholderFor(block);
+      text.classList.toggle("empty", block.text === "");
+      writeText(text, block.text);
+      element.appendChild(text);
+    }
+    this.rendered.set(block.id, { element, key: blockKey(block, previous) });
+    return element;
+  }
+
+  _listMarker(block) {
+    if (block.type === "task") {
+      const box = document.createElement("input");
+      box.type = "checkbox";
+      box.className = "task-box";
+      box.checked = block.attrs.checked;
+      box.setAttribute("aria-label", "Done");
+      return box;
+    }
+    const marker = document.createElement("span");
+    marker.className = "list-marker";
+    marker.textContent = block.attrs.ordered ? `${block.attrs.number}${block.attrs.marker}` : "•";
+    return marker;
+  }
+
+  _calloutHeader(block) {
+    const select = document.createElement("select");
+    select.className = "callout-kind";
+    select.setAttribute("aria-label", "Callout kind");
+    for (const kind of new Set([...CALLOUT_KINDS, block.attrs.kind])) {
+      select.appendChild(new Option(kind, kind, false, kind === block.attrs.kind));
+    }
+    return select;
+  }
+
+  _codeHeader(block) {
+    const input = document.createElement("input");
+    input.className = "code-language";
+    input.placeholder = "language";
+    input.value = block.attrs.language;
+    input.setAttribute("aria-label", "Code language");
+    input.spellcheck = false;
+    return input;
+  }
+
+  // -- where the person is ------------------------------------------------------------
+
+  _blockOf(node) {
+    const element = node?.nodeType === Node.ELEMENT_NODE ? node.closest?.(".block") : node?.parentElement?.closest(".block");
+    return element && this.root.contains(element) ? element : null;
+  }
+
+  _textElement(id) {
+    return this.rendered.get(id)?.element.querySelector(".text") ?? null;
+  }
+
+  focusBlock(id, offset = 0) {
+    const element = this._textElement(id);
+    if (!element) return;
+    element.focus({ preventScroll: true });
+    if (element.isContentEditable) placeCaret(element, offset === Infinity ? readText(element).length : offset);
+    element.scrollIntoView({ block: "nearest" });
+  }
+
+  // The caret as a Loro cursor, which stays on its character through remote edits.
+  _caretCursor() {
+    const element = this._blockOf(document.getSelection()?.focusNode);
+    if (!element) return [];
+    const text = element.querySelector(".text");
+    const offset = text?.isContentEditable ? caretOffset(text) : 0;
+    if (offset === null || !this.model.has(element.dataset.id)) return [];
+    const cursor = this.model.textOf(element.dataset.id).getCursor(offset);
+    return cursor ? [cursor] : [];
+  }
+
+  _restoreCursor(cursors) {
+    const [cursor] = cursors ?? [];
+    if (!cursor) return;
+    const position = this.model.doc.getCursorPos(cursor);
+    const id = this.model.doc.getContainerById(cursor.containerId())?.parent()?.get("id");
+    if (position && id && this.model.has(id)) this.focusBlock(id, position.offset);
+  }
+
+  // -- listening ----------------------------------------------------------------------
+
+  _listen() {
+    const root = this.root;
+    root.addEventListener("input", (event) => this._onInput(event));
+    root.addEventListener("compositionend", (event) => this._onInput(event));
+    root.addEventListener("keydown", (event) => this._onKeyDown(event));
+    root.addEventListener("beforeinput", (event) => {
+      if (event.inputType === "historyUndo" || event.inputType === "historyRedo") {
+        event.preventDefault();
+        this._history(event.inputType === "historyUndo");
+      }
+    });
+    root.addEventListener("change", (event) => this._onControl(event));
+    root.addEventListener("copy", (event) => this._onCopy(event, false));
+    root.addEventListener("cut", (event) => this._onCopy(event, true));
+    root.addEventListener("paste", (event) => this._onPaste(event));
+    root.addEventListener("focusout", () => queueMicrotask(() => !root.contains(document.activeElement) && this._closeMenu()));
+    root.addEventListener("dragstart", (event) => {
+      const block = event.target.closest?.(".handle") && this._blockOf(event.target);
+      if (!block) return;
+      event.dataTransfer.setData("text/x-fastpad-move", block.dataset.id);
+      event.dataTransfer.effectAllowed = "move";
+    });
+    root.addEventListener("dragover", (event) => {
+      if (event.dataTransfer.types.includes("text/x-fastpad-move")) event.preventDefault();
+    });
+    root.addEventListener("drop", (event) => {
+      const id = event.dataTransfer.getData("text/x-fastpad-move");
+      const target = this._blockOf(event.target);
+      if (!id || !target || !this.model.has(id)) return;
+      event.preventDefault();
+      const box = target.getBoundingClientRect();
+      const after = event.clientY > box.top + box.height / 2;
+      const from = this.model.indexOf(id);
+      let to = this.model.indexOf(target.dataset.id) + (after ? 1 : 0);
+      if (from < to) to -= 1;
+      this.model.move(id, to);
+      this.refresh();
+    });
+  }
+
+  _onInput(event) {
+    if (event.isComposing) return;
+    const control = event.target.closest?.(".code-language");
+    if (control) return this._onControl(event);
+    const element = this._blockOf(event.target);
+    const text = element?.querySelector(".text");
+    if (!element || !text || !text.isContentEditable) return;
+    const id = element.dataset.id;
+    const next = readText(text);
+    if (!this.model.replaceText(id, next)) return;
+    this._remember(id);
+    const caret = caretOffset(text) ?? next.length;
+    if (!this._applyShortcut(id, next, caret)) this._updateTrigger(id, next, caret, event.data);
+  }
+
+  _remember(id) {
+    const block = this.model.block(id);
+    const shown = this.rendered.get(id);
+    const index = this.model.indexOf(id);
+    if (shown) shown.key = blockKey(block, index > 0 ? this.model.blockAt(index - 1) : null);
+    const text = this._textElement(id);
+    if (text) text.classList.toggle("empty", block.text === "");
+  }
+
+  _applyShortcut(id, text, caret) {
+    const block = this.model.block(id);
+    if (block.type !== "paragraph") return false;
+    const prefix = text.slice(0, caret);
+    const shortcut = shortcutFor(prefix);
+    if (!shortcut) return false;
+    this.model.transact(() => {
+      this.model.deleteText(id, 0, prefix.length);
+      this.model.setBlock(id, shortcut);
+    });
+    this.refresh();
+    this.focusBlock(id, 0);
+    return true;
+  }
+
+  _onControl(event) {
+    const element = this._blockOf(event.target);
+    if (!element) return;
+    const id = element.dataset.id;
+    if (event.target.matches(".task-box")) this.model.setBlock(id, { attrs: { checked: event.target.checked } });
+    else if (event.target.matches(".callout-kind")) this.model.setBlock(id, { attrs: { kind: event.target.value } });
+    else if (event.target.matches(".code-language")) {
+      this.model.setBlock(id, { attrs: { language: event.target.value.trim() } });
+      this._remember(id);
+      return; // the field keeps its focus and its caret
+    } else return;
+    this.refresh();
+  }
+
+  // -- keys -----------------------------------------------------------------------------
+
+  _onKeyDown(event) {
+    if (event.isComposing || event.target.closest?.(".code-language, .callout-kind")) return;
+    if (this.menu.open && this.menu.key(event)) return event.preventDefault();
+    const element = this._blockOf(event.target);
+    if (!element) return;
+    const id = element.dataset.id;
+    const mod = isMac ? event.metaKey : event.ctrlKey;
+    const key = event.key;
+    if (mod && !event.altKey && (key === "z" || key === "Z" || key === "y")) {
+      event.preventDefault();
+      return this._history(key === "z" && !event.shiftKey);
+    }
+    if (mod && event.shiftKey && (key === "ArrowUp" || key === "ArrowDown")) {
+      event.preventDefault();
+      return this._moveBlock(id, key === "ArrowUp" ? -1 : 1);
+    }
+    const block = this.model.block(id);
+    const text = element.querySelector(".text");
+    if (block.type === "divider") return this._dividerKey(event, id);
+    const range = selectionOffsets(text);
+    if (!range) return;
+    const [start, end] = range;
+    const collapsed = start === end;
+    if (key === "Enter" && !event.shiftKey && !mod) {
+      event.preventDefault();
+      return this._enter(block, start, end);
+    }
+    if (key === "Enter" && mod && block.type === "code") {
+      event.preventDefault();
+      return this._insertAfter(id, { type: "paragraph" });
+    }
+    if (key === "Backspace" && collapsed && start === 0) {
+      event.preventDefault();
+      return this._backspaceAtStart(block);
+    }
+    if (key === "Delete" && collapsed && start === block.text.length) {
+      const next = this._neighbour(id, 1);
+      if (next && TEXT_TYPES.has(next.type) && next.type !== "code") {
+        event.preventDefault();
+        this.model.join(id, next.id);
+        this.refresh();
+        this.focusBlock(id, start);
+      }
+      return;
+    }
+    if (key === "Tab") {
+      event.preventDefault();
+      if (LIST_TYPES.has(block.type)) return this._indent(block, event.shiftKey ? -1 : 1, start);
+      if (block.type === "code" && !event.shiftKey) return this._typeAt(block.id, start, end, "  ");
+      return;
+    }
+    if (key === "ArrowUp" || key === "ArrowLeft") {
+      const atEdge = key === "ArrowUp" ? caretOnEdgeLine(text, "first") : collapsed && start === 0;
+      const previous = this._neighbour(id, -1);
+      if (atEdge && previous && !event.shiftKey) {
+        event.preventDefault();
+        this.focusBlock(previous.id, Infinity);
+      }
+      return;
+    }
+    if (key === "ArrowDown" || key === "ArrowRight") {
+      const atEdge = key === "ArrowDown" ? caretOnEdgeLine(text, "last") : collapsed && start === block.text.length;
+      const next = this._neighbour(id, 1);
+      if (atEdge && next && !event.shiftKey) {
+        event.preventDefault();
+        this.focusBlock(next.id, 0);
+      }
+    }
+  }
+
+  _dividerKey(event, id) {
+    if (event.key === "Backspace" || event.key === "Delete") {
+      event.preventDefault();
+      const previous = this._neighbour(id, -1) ?? this._neighbour(id, 1);
+      this.model.deleteBlock(id);
+      this.refresh();
+      if (previous) this.focusBlock(previous.id, Infinity);
+    } else if (event.key === "Enter") {
+      event.preventDefault();
+      this._insertAfter(id, { type: "paragraph" });
+    } else if (event.key === "ArrowUp" || event.key === "ArrowDown") {
+      const neighbour = this._neighbour(id, event.key === "ArrowUp" ? -1 : 1);
+      if (neighbour) {
+        event.preventDefault();
+        this.focusBlock(neighbour.id, event.key === "ArrowUp" ? Infinity : 0);
+      }
+    }
+  }
+
+  _typeAt(id, start, end, inserted) {
+    this.model.transact(() => {
+      this.model.deleteText(id, start, end - start);
+      this.model.insertText(id, start, inserted);
+    });
+    this.refresh();
+    this.focusBlock(id, start + inserted.length);
+  }
+
+  _enter(block, start, end) {
+    const { id } = block;
+    if (block.type === "code") {
+      // Enter is a new line in code; a third Enter on the closing empty lines leaves the block.
+      if (start === end && start === block.text.length && block.text.endsWith("\n\n")) {
+        this.model.transact(() => {
+          this.model.deleteText(id, block.text.length - 2, 2);
+          this._insertAfter(id, { type: "paragraph" });
+        });
+        return;
+      }
+      return this._typeAt(id, start, end, "\n");
+    }
+    if (block.type === "paragraph" && start === block.text.length) {
+      const shortcut = enterShortcutFor(block.text);
+      if (shortcut) {
+        this.model.transact(() => {
+          this.model.deleteText(id, 0, block.text.length);
+          this.model.setBlock(id, shortcut);
+          if (shortcut.type === "divider") this._insertAfter(id, { type: "paragraph" });
+        });
+        this.refresh();
+        if (shortcut.type === "code") this.focusBlock(id, 0);
+        return;
+      }
+    }
+    const emptyContainer = block.text === "" && ["list_item", "task", "quote", "callout"].includes(block.type);
+    if (emptyContainer) {
+      // Enter on an empty item leaves the list: outdent first, then become a paragraph.
+      if (LIST_TYPES.has(block.type) && block.attrs.depth > 0) return this._indent(block, -1, 0);
+      this.model.setBlock(id, { type: "paragraph" });
+      this.refresh();
+      return this.focusBlock(id, 0);
+    }
+    if (block.type === "table_row" && start === block.text.length) {
+      const cells = tableCells(block.text).length;
+      return this._insertAfter(id, { type: "table_row", text: "|" + "  |".repeat(cells), attrs: TABLE_ROW.attrs }, 2);
+    }
+    if (start === 0 && end === 0 && block.text !== "") {
+      // Enter at the very start opens a block above; the text keeps its block (and its id).
+      const index = this.model.indexOf(id);
+      this.model.insertBlock(index, { type: tailType(block), attrs: tailAttrs(block) });
+      this.refresh();
+      return this.focusBlock(id, 0);
+    }
+    const tailId = this.model.transact(() => {
+      if (end > start) this.model.deleteText(id, start, end - start);
+      return this.model.split(id, start, { type: tailType(block), attrs: tailAttrs(block) });
+    });
+    this.refresh();
+    this.focusBlock(tailId, 0);
+  }
+
+  _insertAfter(id, block, caret = 0) {
+    const newId = this.model.insertBlock(this.model.indexOf(id) + 1, block);
+    this.refresh();
+    this.focusBlock(newId, caret);
+    return newId;
+  }
+
+  _backspaceAtStart(block) {
+    const { id } = block;
+    if (LIST_TYPES.has(block.type) && block.attrs.depth > 0) return this._indent(block, -1, 0);
+    if (block.type !== "paragraph" && block.type !== "table_row") {
+      this.model.setBlock(id, { type: "paragraph" });
+      this.refresh();
+      return this.focusBlock(id, 0);
+    }
+    const previous = this._neighbour(id, -1);
+    if (!previous) return;
+    if (previous.type === "divider") {
+      this.model.deleteBlock(previous.id);
+      this.refresh();
+      return this.focusBlock(id, 0);
+    }
+    const caret = previous.text.length;
+    this.model.join(previous.id, id);
+    this.refresh();
+    this.focusBlock(previous.id, caret);
+  }
+
+  _indent(block, step, caret) {
+    const depth = Math.max(0, Math.min(MAX_DEPTH, block.attrs.depth + step));
+    if (depth !== block.attrs.depth) this.model.setBlock(block.id, { attrs: { depth } });
+    this.refresh();
+    this.focusBlock(block.id, caret);
+  }
+
+  _moveBlock(id, step) {
+    const caret = caretOffset(this._textElement(id)) ?? 0;
+    this.model.move(id, this.model.indexOf(id) + step);
+    this.refresh();
+    this.focusBlock(id, caret);
+  }
+
+  _neighbour(id, step) {
+    const index = this.model.indexOf(id) + step;
+    return index >= 0 && index < this.model.length ? this.model.blockAt(index) : null;
+  }
+
+  _history(undo) {
+    const changed = undo ? this.undo.undo() : this.undo.redo();
+    if (changed) this.refresh();
+  }
+
+  // -- the block menu and the note picker --------------------------------------------
+
+  _updateTrigger(id, text, caret, typed) {
+    const before = text.slice(0, caret);
+    if (typed === "/" && (caret === 1 || /\s/.test(before[caret - 2] ?? ""))) {
+      this.trigger = { kind: "block", blockId: id, start: caret - 1 };
+    } else if (typed === "[" && before.endsWith("[[")) {
+      this.trigger = { kind: "link", blockId: id, start: caret - 2 };
+    } else if (typed === "@" && (caret === 1 || /\s/.test(before[caret - 2] ?? ""))) {
+      this.trigger = { kind: "mention", blockId: id, start: caret - 1 };
+    }
+    const trigger = this.trigger;
+    if (!trigger || trigger.blockId !== id) return this._closeMenu();
+    const opener = trigger.kind === "link" ? "[[" : trigger.kind === "block" ? "/" : "@";
+    if (caret <= trigger.start || text.slice(trigger.start, trigger.start + opener.length) !== opener) return this._closeMenu();
+    const query = text.slice(trigger.start + opener.length, caret);
+    if (query.includes("\n") || query.length > 80 || (trigger.kind === "block" && /\s/.test(query))) return this._closeMenu();
+    const rect = document.getSelection().getRangeAt(0).getBoundingClientRect();
+    if (trigger.kind === "block") {
+      this.menu.show(filterMenu(query), (item) => item.label, rect, (item) => this._chooseBlockType(trigger, caret, item));
+      return;
+    }
+    const asked = (this._asked = {});
+    this.findNotes(query).then((notes) => {
+      if (this._asked !== asked || this.trigger !== trigger) return;
+      this.menu.show(notes, (note) => note.title || "Untitled", rect, (note) => this._chooseNote(trigger, note));
+    });
+  }
+
+  _closeMenu() {
+    this.trigger = null;
+    if (this.menu.open) this.menu.hide();
+  }
+
+  _chooseBlockType(trigger, caret, item) {
+    const id = trigger.blockId;
+    this.trigger = null;
+    const current = readText(this._textElement(id));
+    const end = Math.max(caret, trigger.start + 1 + (current.slice(trigger.start + 1).match(/^\S*/)?.[0].length ?? 0));
+    let focus = id;
+    this.model.transact(() => {
+      this.model.deleteText(id, trigger.start, end - trigger.start);
+      if (item.table) {
+        this.model.setBlock(id, { type: "table_row", attrs: TABLE_HEADER.attrs });
+        if (this.model.block(id).text === "") this.model.insertText(id, 0, TABLE_HEADER.text);
+        focus = this.model.insertBlock(this.model.indexOf(id) + 1, { type: "table_row", text: TABLE_ROW.text, attrs: TABLE_ROW.attrs });
+      } else if (item.type === "divider") {
+        this.model.setBlock(id, { type: "divider", attrs: {} });
+        this.model.deleteText(id, 0, this.model.block(id).text.length);
+        focus = this.model.insertBlock(this.model.indexOf(id) + 1, { type: "paragraph" });
+      } else {
+        this.model.setBlock(id, { type: item.type, attrs: item.attrs });
+      }
+    });
+    this.refresh();
+    this.focusBlock(focus, item.table ? 2 : trigger.start);
+  }
+
+  _chooseNote(trigger, note) {
+    const id = trigger.blockId;
+    this.trigger = null;
+    const element = this._textElement(id);
+    const text = readText(element);
+    const caret = caretOffset(element) ?? text.length;
+    const title = note.title.replace(/[[\]|\n]/g, " ").trim() || note.id;
+    const link = trigger.kind === "mention" ? `@[[${title}]]` : `[[${title}]]`;
+    this._typeAt(id, trigger.start, Math.max(caret, trigger.start), link);
+  }
+
+  // -- clipboard --------------------------------------------------------------------
+
+  // The whole blocks a selection touches, when it spans more than one.
+  _selectedBlocks() {
+    const selection = document.getSelection();
+    if (!selection || selection.rangeCount === 0 || selection.isCollapsed) return null;
+    const first = this._blockOf(selection.anchorNode);
+    const last = this._blockOf(selection.focusNode);
+    if (!first || !last || first === last) return null;
+    let [from, to] = [this.model.indexOf(first.dataset.id), this.model.indexOf(last.dataset.id)];
+    if (from > to) [from, to] = [to, from];
+    const blocks = [];
+    for (let i = from; i <= to; i++) blocks.push(this.model.blockAt(i));
+    return blocks;
+  }
+
+  _onCopy(event, cut) {
+    const blocks = this._selectedBlocks();
+    if (!blocks) return; // inside one block: the browser copies the text, and a cut is an input
+    event.preventDefault();
+    event.clipboardData.setData("text/plain", blocks.map((block) => block.text).join("\n\n"));
+    event.clipboardData.setData(CLIPBOARD_TYPE, JSON.stringify({ note: this.noteId, cut, blocks }));
+    if (!cut) return;
+    const previous = this._neighbour(blocks[0].id, -1);
+    this.model.transact(() => blocks.forEach((block) => this.model.deleteBlock(block.id)));
+    this.refresh();
+    if (previous) this.focusBlock(previous.id, Infinity);
+  }
+
+  _onPaste(event) {
+    const element = this._blockOf(event.target);
+    if (!element) return;
+    const id = element.dataset.id;
+    const block = this.model.block(id);
+    const data = event.clipboardData;
+    const copied = parseClipboard(data.getData(CLIPBOARD_TYPE));
+    const plain = data.getData("text/plain");
+    if (!copied && (block.type === "code" || !plain.includes("\n"))) {
+      // Text into one block: insert it ourselves, so a large paste is one splice.
+      event.preventDefault();
+      const [start, end] = selectionOffsets(element.querySelector(".text")) ?? [block.text.length, block.text.length];
+      return this._typeAt(id, start, end, plain.replace(/\r\n?/g, "\n"));
+    }
+    event.preventDefault();
+    // Blocks copied here keep their ids only when cut from this note and no longer in it:
+    // a cut-paste is a move; a copy always gets new ids.
+    const blocks = copied
+      ? copied.blocks
+      : plain.replace(/\r\n?/g, "\n").split(/\n{2,}|\n/).filter((line) => line.trim() !== "").map((text) => ({ type: "paragraph", text, attrs: {} }));
+    if (!blocks.length) return;
+    const replaceEmpty = block.text === "" && block.type === "paragraph";
+    const index = this.model.indexOf(id) + 1;
+    const ids = this.model.transact(() => {
+      const pasted = this.model.pasteBlocks(index, blocks, { keepIds: Boolean(copied?.cut && copied.note === this.noteId) });
+      if (replaceEmpty) this.model.deleteBlock(id);
+      return pasted;
+    });
+    this.refresh();
+    this.focusBlock(ids[ids.length - 1], Infinity);
+  }
+}
+
+function parseClipboard(raw) {
+  if (!raw) return null;
+  try {
+    const value = JSON.parse(raw);
+    return Array.isArray(value?.blocks) ? value : null;
+  } catch {
+    return null;
+  }
+}
+
+// What is on screen for a block: re-rendered when this changes. A table row's look also
+// depends on whether it opens its table.
+function blockKey(block, previous) {
+  const opens = block.type === "table_row" && previous?.type !== "table_row";
+  return `${block.type}\u0000${JSON.stringify(block.attrs)}\u0000${block.text}\u0000${opens}`;
+}
+
+function tailType(block) {
+  return block.type === "heading" ? "paragraph" : block.type;
+}
+
+function tailAttrs(block) {
+  if (block.type === "task") return { checked: false };
+  if (block.type === "table_row") return TABLE_ROW.attrs;
+  if (block.type === "callout") return { title: "" };
+  return {};
+}
+
+function placeholderFor(block) {
+  if (block.type === "heading") return `Heading ${block.attrs.level}`;
+  if (block.type === "paragraph") return "Type / for blocks, [[ to link";
+  if (block.type === "code") return "Code";
+  if (block.type === "quote") return "Quote";
+  return "";
+}
+
+export { BLOCK_MENU };

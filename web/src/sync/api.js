@@ -1,0 +1,80 @@
+// The published HTTP API, as the app uses it: the session cookie is the credential, and
+// every mutation carries the session's CSRF token. A failure is an ApiError holding the
+// problem document's slug, status and hints, or `offline` when nothing answered.
+
+export class ApiError extends Error {
+  constructor({ status = 0, slug = "offline", title = "", detail = "", problem = null, retryAfterMs = null }) {
+    super(detail || title || slug);
+    this.status = status;
+    this.slug = slug;
+    this.problem = problem;
+    this.retryAfterMs = retryAfterMs;
+  }
+
+  get offline() {
+    return this.slug === "offline";
+  }
+}
+
+export class Api {
+  constructor({ csrfToken, base = "" }) {
+    this.csrfToken = csrfToken;
+    this.base = base;
+  }
+
+  async request(method, path, { json, query, accept = "application/json", signal } = {}) {
+    const url = new URL(this.base + path, location.origin);
+    for (const [key, value] of Object.entries(query ?? {})) {
+      if (value === undefined || value === null) continue;
+      for (const item of [].concat(value)) url.searchParams.append(key, String(item));
+    }
+    const headers = { accept };
+    if (method !== "GET") headers["x-csrf-token"] = this.csrfToken;
+    if (json !== undefined) headers["content-type"] = "application/json";
+    let response;
+    try {
+      response = await fetch(url, {
+        method,
+        headers,
+        body: json === undefined ? undefined : JSON.stringify(json),
+        credentials: "same-origin",
+        cache: "no-store",
+        signal,
+      });
+    } catch (error) {
+      if (error?.name === "AbortError") throw error;
+      throw new ApiError({ detail: "The server could not be reached." });
+    }
+    if (!response.ok) throw await problemOf(response);
+    return response;
+  }
+
+  async json(method, path, options) {
+    const response = await this.request(method, path, options);
+    return response.status === 204 ? null : response.json();
+  }
+}
+
+async function problemOf(response) {
+  let problem = null;
+  try {
+    problem = await response.json();
+  } catch {
+    // not a problem document: a proxy's page, a crash
+  }
+  const slug = typeof problem?.type === "string" ? problem.type.split("/").pop() : `http-${response.status}`;
+  const header = Number(response.headers.get("retry-after"));
+  const retryAfterMs = problem?.retry_after_ms ?? (Number.isFinite(header) && header > 0 ? header * 1000 : null);
+  return new ApiError({ status: response.status, slug, title: problem?.title, detail: problem?.detail, problem, retryAfterMs });
+}
+
+export function toBase64(bytes) {
+  let binary = "";
+  for (let i = 0; i < bytes.length; i += 0x8000) binary += String.fromCharCode(...bytes.subarray(i, i + 0x8000));
+  return btoa(binary);
+}
+
+export async function sha256Hex(bytes) {
+  const digest = new Uint8Array(await crypto.subtle.digest("SHA-256", bytes));
+  return Array.from(digest, (byte) => byte.toString(16).padStart(2, "0")).join("");
+}

@@ -1,0 +1,311 @@
+// Sync for one open note, in the order the spec gives a keystroke (Sync and offline):
+//
+//   1. the screen changes (the editor, before any of this runs);
+//   2. the update is queued on this device (DeviceStore) before anything is sent;
+//   3. it is sent as soon as the network allows, with the frontier it was made on.
+//
+// What is sent is every op the server lacks — exported from the last frontier the server
+// acknowledged — so keystrokes typed while a save is in flight ride in the next one, and a
+// resend after a lost answer carries the same bytes under the same idempotency key. A
+// `409 stale-frontier` is not an error for a person: fetch what the server has, import it,
+// send again. The server drops ops it already holds, so a replay lands exactly once.
+//
+// Other people's edits arrive through the app's change feed (feed.js). Failures are named
+// (the top bar shows them) and retried with a growing delay that restarts at once when the
+// tab regains focus or the connection returns — except a delay the server asked for.
+//
+// Sync knows the model and the network, never the DOM.
+import { frontierFromString } from "../model/frontier.js";
+import { NoteModel } from "../model/note.js";
+import { ApiError, sha256Hex, toBase64 } from "./api.js";
+
+const MAX_BACKOFF_MS = 30_000;
+const CACHE_EVERY_MS = 1_000;
+// A save the server refuses as too large is resent in pieces of this many atoms, under the
+// 100,000 the server takes from one update (API › Writing a note).
+const PIECE_ATOMS = 40_000;
+const MAX_STALE_ROUNDS = 8;
+
+export const STATES = {
+  loading: "Opening…",
+  saved: "Saved",
+  saving: "Saving…",
+  offline: "No connection",
+  "session-ended": "Session ended",
+  deleted: "Note deleted",
+  trashed: "Note in the trash",
+  fault: "Server fault",
+  refused: "Change refused",
+  "rate-limited": "Waiting for the server",
+};
+
+export class NoteSync {
+  // Opens a note: from the server, or — with no connection — from what this device kept the
+  // last time it was open. Edits this device queued and never got acknowledged are replayed.
+  static async open({ api, store, feed, noteId, onStatus = () => {}, onRemote = () => {} }) {
+    await feed.ready().catch(() => {}); // offline: the feed starts once the connection returns
+    let model;
+    let serverFrontier;
+    let fromDevice = false;
+    try {
+      const response = await api.request("GET", `/v1/notes/${noteId}/updates`, { accept: "application/octet-stream" });
+      model = NoteModel.fromUpdates(new Uint8Array(await response.arrayBuffer()));
+      serverFrontier = response.headers.get("x-fastpad-frontier");
+    } catch (error) {
+      const kept = error instanceof ApiError && error.offline ? await store.loadNote(noteId) : null;
+      if (!kept) throw error;
+      model = NoteModel.fromUpdates(kept.snapshot);
+      serverFrontier = kept.serverFrontier;
+      fromDevice = true;
+    }
+    const sync = new NoteSync({ api, store, feed, noteId, model, serverFrontier, onStatus, onRemote });
+    for (const item of await store.pending(noteId)) {
+      model.importUpdates(item.bytes);
+      sync.unsent.push(item.seq);
+    }
+    sync._start();
+    if (fromDevice) sync._failed(new ApiError({ detail: "The server could not be reached." }));
+    else sync.kick();
+    return sync;
+  }
+
+  constructor({ api, store, feed, noteId, model, serverFrontier, onStatus, onRemote }) {
+    Object.assign(this, { api, store, feed, noteId, model, serverFrontier, onStatus, onRemote });
+    this.unsent = []; // queue keys (seq) of updates the server has not acknowledged
+    this.written = Promise.resolve(); // the device queue's writes, in order
+    this.state = "loading";
+    this.detail = "";
+    this.running = false;
+    this.needPull = false;
+    this.attempt = 0;
+    this.timer = null;
+    this.serverAskedUntil = 0;
+    this.stopped = false;
+    this.halted = false; // refused or deleted: retrying cannot help until something changes
+    this.seq = Date.now() * 1000;
+    this.abort = new AbortController();
+    this.lastCache = 0;
+  }
+
+  get persistent() {
+    return this.store.persistent;
+  }
+
+  get hasUnsent() {
+    const server = frontierFromString(this.serverFrontier);
+    return this.model.doc.cmpFrontiers(this.model.doc.oplogFrontiers(), server) !== 0;
+  }
+
+  _start() {
+    this.unsubscribe = this.model.doc.subscribeLocalUpdates((bytes) => {
+      const seq = ++this.seq;
+      this.unsent.push(seq);
+      this.written = this.written.then(() => this.store.add(this.noteId, seq, bytes)).catch(() => {});
+      this._setState(this.halted ? this.state : "saving");
+      this.kick();
+    });
+    this.wake = () => this.retryNow();
+    window.addEventListener("online", this.wake);
+    window.addEventListener("focus", this.wake);
+    document.addEventListener("visibilitychange", this.wake);
+    this.unlisten = this.feed.listen((changes) => {
+      const mine = changes.filter((change) => change.note_id === this.noteId);
+      if (mine.length) this._noteChanged(mine);
+    });
+  }
+
+  stop() {
+    this.stopped = true;
+    this.abort.abort();
+    clearTimeout(this.timer);
+    this.unsubscribe?.();
+    this.unlisten?.();
+    window.removeEventListener("online", this.wake);
+    window.removeEventListener("focus", this.wake);
+    document.removeEventListener("visibilitychange", this.wake);
+  }
+
+  // Restarts a waiting retry at once — unless the server itself asked for the wait.
+  retryNow() {
+    if (this.stopped || document.visibilityState === "hidden") return;
+    if (Date.now() < this.serverAskedUntil || !this.timer) return;
+    clearTimeout(this.timer);
+    this.timer = null;
+    this.attempt = 0;
+    this.halted = false;
+    this.kick();
+  }
+
+  // After the person dealt with what halted sync (restored the note, signed in again).
+  resume() {
+    this.halted = false;
+    clearTimeout(this.timer);
+    this.timer = null;
+    this.attempt = 0;
+    this.kick();
+  }
+
+  kick() {
+    if (!this.running && !this.timer && !this.stopped && !this.halted) this._run();
+  }
+
+  async _run() {
+    this.running = true;
+    let staleRounds = 0;
+    try {
+      while (!this.stopped) {
+        if (this.needPull) {
+          this.needPull = false;
+          await this._pull();
+        } else if (this.hasUnsent) {
+          if (await this._send()) staleRounds = 0;
+          else if (++staleRounds > MAX_STALE_ROUNDS) throw new ApiError({ status: 409, slug: "stale-frontier", detail: "The note keeps changing under this save." });
+        } else break;
+      }
+      this.attempt = 0;
+      this._setState("saved");
+    } catch (error) {
+      if (error?.name !== "AbortError") this._failed(error);
+    } finally {
+      this.running = false;
+    }
+  }
+
+  // Sends what the server lacks. True when it landed; false when the note had moved (the
+  // next round pulls first).
+  async _send() {
+    await this.written;
+    const keys = [...this.unsent];
+    const doc = this.model.doc;
+    const bytes = doc.export({ mode: "update", from: doc.frontiersToVV(frontierFromString(this.serverFrontier)) });
+    this._setState("saving");
+    try {
+      this.serverFrontier = (await this._post(bytes)).frontier;
+    } catch (error) {
+      if (error.slug === "stale-frontier") {
+        this.needPull = true;
+        return false;
+      }
+      if (!tooLarge(error)) throw error;
+      await this._sendInPieces();
+    }
+    await this._acknowledge(keys);
+    return true;
+  }
+
+  // The server refused one update as too large: the same ops, as several smaller updates,
+  // each from the version the server last acknowledged.
+  async _sendInPieces() {
+    const doc = this.model.doc;
+    const local = doc.oplogVersion().toJSON();
+    const server = doc.frontiersToVV(frontierFromString(this.serverFrontier)).toJSON();
+    for (const [peer, end] of local) {
+      for (let start = server.get(peer) ?? 0; start < end; start += PIECE_ATOMS) {
+        const len = Math.min(PIECE_ATOMS, end - start);
+        const bytes = doc.export({ mode: "updates-in-range", spans: [{ id: { peer, counter: start }, len }] });
+        this.serverFrontier = (await this._post(bytes)).frontier;
+      }
+    }
+  }
+
+  async _post(bytes) {
+    const key = await sha256Hex(new TextEncoder().encode(`${this.noteId}:${this.serverFrontier}:${toBase64(bytes)}`));
+    return this.api.json("POST", `/v1/notes/${this.noteId}/ops`, {
+      json: { ops: toBase64(bytes), peerId: this.model.doc.peerIdStr, expectedFrontier: this.serverFrontier, idempotencyKey: `web-${key}` },
+      signal: this.abort.signal,
+    });
+  }
+
+  async _acknowledge(keys) {
+    const done = new Set(keys);
+    this.unsent = this.unsent.filter((seq) => !done.has(seq));
+    await this.written;
+    if (keys.length) await this.store.acknowledge(this.noteId, keys).catch(() => {});
+    this._keepOnDevice();
+  }
+
+  async _pull() {
+    const response = await this.api.request("GET", `/v1/notes/${this.noteId}/updates`, {
+      query: { since: this.serverFrontier },
+      accept: "application/octet-stream",
+      signal: this.abort.signal,
+    });
+    const bytes = new Uint8Array(await response.arrayBuffer());
+    const frontier = response.headers.get("x-fastpad-frontier");
+    if (bytes.length) this.model.importUpdates(bytes);
+    this.serverFrontier = frontier;
+    this.onRemote();
+    this._keepOnDevice();
+  }
+
+  // The note as the server has it (plus anything unsent), so this device can reopen it with
+  // no connection. Throttled: a snapshot of a large note is a megabyte.
+  _keepOnDevice() {
+    if (Date.now() - this.lastCache < CACHE_EVERY_MS) {
+      clearTimeout(this.cacheTimer);
+      this.cacheTimer = setTimeout(() => this._keepOnDevice(), CACHE_EVERY_MS);
+      return;
+    }
+    this.lastCache = Date.now();
+    const record = {
+      noteId: this.noteId,
+      snapshot: this.model.doc.export({ mode: "snapshot" }),
+      serverFrontier: this.serverFrontier,
+      title: this.model.title,
+      at: Date.now(),
+    };
+    this.store.saveNote(record).catch(() => {});
+  }
+
+  _noteChanged(changes) {
+    const last = changes[changes.length - 1].kind;
+    if (last === "trash" || last === "purge") {
+      this.halted = true;
+      this._setState(last === "trash" ? "trashed" : "deleted");
+      return;
+    }
+    if (last === "restore" && this.halted) this.halted = false;
+    this.needPull = true;
+    this.kick();
+  }
+
+  _failed(error) {
+    const { state, halt } = classify(error);
+    this.detail = error?.message ?? "";
+    this.halted = halt;
+    this._setState(state);
+    if (halt) return;
+    const delay = error?.retryAfterMs ?? backoff(++this.attempt);
+    this.serverAskedUntil = error?.retryAfterMs ? Date.now() + delay : 0;
+    clearTimeout(this.timer);
+    this.timer = setTimeout(() => {
+      this.timer = null;
+      this.kick();
+    }, delay);
+  }
+
+  _setState(state) {
+    this.state = state;
+    this.onStatus({ state, label: STATES[state], detail: this.detail, unsent: this.unsent.length > 0 || this.hasUnsent, persistent: this.persistent });
+  }
+}
+
+function tooLarge(error) {
+  const fields = error?.problem?.field_errors ?? [];
+  return error?.status === 422 && fields.some((item) => item.field === "ops" && ["max_bytes", "max_atoms"].includes(item.code));
+}
+
+function classify(error) {
+  if (!(error instanceof ApiError) || error.offline) return { state: "offline", halt: false };
+  if (error.status === 401) return { state: "session-ended", halt: false };
+  if (error.status === 404) return { state: "deleted", halt: true };
+  if (error.status === 409 && error.problem?.reason === "trashed") return { state: "trashed", halt: true };
+  if (error.status === 429) return { state: "rate-limited", halt: false };
+  if (error.status === 403 || error.status === 422) return { state: "refused", halt: true };
+  return { state: "fault", halt: false };
+}
+
+function backoff(attempt) {
+  const base = Math.min(MAX_BACKOFF_MS, 500 * 2 ** Math.max(0, attempt - 1));
+  return base / 2 + Math.random() * (base / 2);
+}
