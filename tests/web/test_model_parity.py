@@ -334,10 +334,8 @@ def test_utf16_offsets_in_js_are_code_points_in_python(driver: Driver) -> None:
     assert [block["text"] for block in js["blocks"]] == ["😀", "😀a😀🎉 and more"]
 
 
-@pytest.mark.xfail(strict=True, reason="web/src/model/note.js replaceText scans UTF-16 code units for the common "
-                   "prefix and suffix, so when old and new text share a surrogate half (😀 U+1F600 -> 😃 U+1F603 "
-                   "share D83D) it deletes inside a surrogate pair and Loro throws 'Cannot insert or delete utf-16 "
-                   "in the middle of the codepoint'; NoteDocument.replace_text does it")
+# Two astral characters can share a surrogate half (😀 U+1F600 and 😃 U+1F603 share D83D): the
+# splice must not stop inside the pair.
 @pytest.mark.parametrize("old, new", [("a😀b", "a😃b"), ("x\U0001F600", "x\U00010600")])
 def test_replace_text_swapping_one_astral_character_for_another(driver: Driver, old: str, new: str) -> None:
     doc = NoteDocument.new(NoteMeta(), [Block(None, "paragraph", old)])
@@ -448,9 +446,8 @@ def test_random_edit_sequences_land_the_same(driver: Driver, drawn: list[tuple[s
     replay(driver, drawn)
 
 
-# Astral characters: UTF-16 offsets in JS, code points in Python. Without replaceText, which
-# breaks on them (the xfail above).
+# Astral characters: UTF-16 offsets in JS, code points in Python.
 @settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
-@given(drawn=steps([kind for kind in KINDS if kind != "replaceText"], "ab😀𝔘é"))
+@given(drawn=steps(KINDS, "ab😀😃𝔘é"))
 def test_random_edits_of_astral_text_land_the_same(driver: Driver, drawn: list[tuple[str, int, int, int, str]]) -> None:
     replay(driver, drawn)

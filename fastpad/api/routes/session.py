@@ -1,4 +1,6 @@
-"""Web sign-in: ``POST /v1/session`` sets the session cookie; ``DELETE /v1/session`` ends it.
+"""Web sign-in: ``POST /v1/session`` sets the session cookie; ``GET /v1/session`` says whose it
+is (and its CSRF token, for a page that outlived the session it was served under);
+``DELETE /v1/session`` ends it.
 
 The cookie is HttpOnly, SameSite=Lax, and Secure whenever the server's base
 URL is https. The CSRF token comes back in the body (never in a cookie) and
@@ -17,6 +19,7 @@ from starlette.responses import JSONResponse, Response
 
 from fastpad.api.auth import SESSION_COOKIE, Caller, authenticate
 from fastpad.api.schemas import SessionIn, SessionOut
+from fastpad.errors import PolicyDenied
 
 router = APIRouter(prefix="/v1/session", tags=["session"])
 
@@ -55,6 +58,26 @@ async def sign_in(request: Request, body: SessionIn) -> Response:
         samesite="lax",
     )
     return response
+
+
+@router.get("", response_model=SessionOut, summary="The signed-in session: whose it is and its CSRF token",
+            responses={401: {"description": "unauthenticated: no session"},
+                       403: {"description": "policy-denied: a bearer token has no session"}})
+def current_session(request: Request, caller: Annotated[Caller, Depends(authenticate)]) -> Response:
+    # Only the cookie's own session reads its CSRF token: a GET another site cannot read (no CORS).
+    if caller.session_id is None:
+        raise PolicyDenied(detail="a bearer token has no web session", extra={"reason": "not_a_session"})
+    principal = caller.principal
+    return JSONResponse(
+        {
+            "csrf_token": request.app.state.deployment.people.csrf_token(caller.session_id),
+            "workspace_id": principal.workspace_id,
+            "principal_id": principal.principal_id,
+            "kind": principal.kind,
+            "scopes": sorted(principal.scopes),
+        },
+        headers={"cache-control": "no-store"},
+    )
 
 
 @router.delete("", status_code=204, summary="Sign out (cookie sessions need x-csrf-token)")

@@ -165,6 +165,9 @@ export class NoteModel {
     while (start < shortest && previous.charCodeAt(start) === next.charCodeAt(start)) start++;
     let end = 0;
     while (end < shortest - start && previous.charCodeAt(previous.length - 1 - end) === next.charCodeAt(next.length - 1 - end)) end++;
+    // Never split a surrogate pair: two emoji can share a half, and Loro edits whole code points.
+    if (start > 0 && isHighSurrogate(previous.charCodeAt(start - 1))) start--;
+    if (end > 0 && isLowSurrogate(previous.charCodeAt(previous.length - end))) end--;
     this.transact(() => {
       if (previous.length - start - end > 0) text.delete(start, previous.length - start - end);
       const inserted = next.slice(start, next.length - end);
@@ -283,3 +286,6 @@ export class NoteModel {
     for (let i = start; i < stop; i++) if (this._ids[i]) this._positions.set(this._ids[i], i);
   }
 }
+
+const isHighSurrogate = (code) => code >= 0xd800 && code <= 0xdbff;
+const isLowSurrogate = (code) => code >= 0xdc00 && code <= 0xdfff;

@@ -22,7 +22,20 @@ export class Api {
     this.base = base;
   }
 
-  async request(method, path, { json, query, accept = "application/json", signal } = {}) {
+  // A mutation refused for its CSRF token means this page outlived its session (the person
+  // signed in again elsewhere): read the current session's token and send it once more.
+  async request(method, path, options = {}) {
+    try {
+      return await this._send(method, path, options);
+    } catch (error) {
+      if (method === "GET" || error.status !== 403 || error.problem?.reason !== "csrf") throw error;
+      const session = await (await this._send("GET", "/v1/session", {})).json();
+      this.csrfToken = session.csrf_token;
+      return this._send(method, path, options);
+    }
+  }
+
+  async _send(method, path, { json, query, accept = "application/json", signal } = {}) {
     const url = new URL(this.base + path, location.origin);
     for (const [key, value] of Object.entries(query ?? {})) {
       if (value === undefined || value === null) continue;

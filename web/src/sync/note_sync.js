@@ -63,6 +63,7 @@ export class NoteSync {
       model.importUpdates(item.bytes);
       sync.unsent.push(item.seq);
     }
+    if (!fromDevice) sync._keepOnDevice();
     sync._start();
     if (fromDevice) sync._failed(new ApiError({ detail: "The server could not be reached." }));
     else sync.kick();
