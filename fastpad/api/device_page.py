@@ -11,17 +11,8 @@ from __future__ import annotations
 from starlette.responses import HTMLResponse
 
 from fastpad.security.device import CLI_TOKEN_LIFETIME, SCOPE_GRANTS, DeviceRequest
+from fastpad.web.common import HEADERS  # a page like the others: no script, no framing, forms post only here
 from fastpad.web.html import Markup, h, join, layout
-
-# No script, no framing, forms post only here, nothing cached or leaked in a Referer.
-HEADERS = {
-    "cache-control": "no-store",
-    "content-security-policy": "default-src 'none'; style-src 'unsafe-inline'; form-action 'self'; "
-                               "frame-ancestors 'none'; base-uri 'none'",
-    "x-frame-options": "DENY",
-    "referrer-policy": "no-referrer",
-    "x-content-type-options": "nosniff",
-}
 
 
 def _page(title: str, body: Markup, status: int = 200) -> HTMLResponse:

@@ -25,7 +25,9 @@ from fastpad.errors import FastpadError, ValidationFailed
 from fastpad.security.oauth import AuthorizationRequest, OAuthError, OAuthService, echoed_state, parameters
 from fastpad.security.principals import Principal
 from fastpad.web.consent import SCOPE_FIELD, consent_page
-from fastpad.web.common import HEADERS, csrf_ok, html_page, one, read_form, refusal_page, see_other, signed_in
+from fastpad.web.common import (
+    HEADERS, cross_site_refusal, csrf_ok, html_page, one, read_form, refusal_page, same_origin, see_other, signed_in,
+)
 
 router = APIRouter(include_in_schema=False)
 
@@ -52,6 +54,8 @@ async def authorize(request: Request) -> Response:
 
 @router.post(AUTHORIZE_PATH)
 async def decide(request: Request) -> Response:
+    if not same_origin(request):
+        return cross_site_refusal(request)
     try:
         form = await read_form(request)
     except ValidationFailed as exc:
@@ -61,8 +65,7 @@ async def decide(request: Request) -> Response:
     if session is None:
         return see_other(f"/signin?next={quote(AUTHORIZE_PATH + '?' + urlencode(params), safe='/')}")
     if not csrf_ok(request, session[1], form):
-        return refusal_page("The form's CSRF token is missing or wrong, or it came from another site; reload the page.",
-                        403)
+        return refusal_page("The form's CSRF token is missing or wrong; reload the page.", 403)
     oauth = service(request)
     checked = await _check(oauth, params)
     if not isinstance(checked, AuthorizationRequest):
@@ -123,7 +126,7 @@ def _back(oauth: OAuthService, redirect_uri: str, state: str | None, **answer: s
     params = {**answer, **({"state": state} if state is not None else {}), "iss": oauth.issuer}
     separator = "&" if urlsplit(redirect_uri).query else "?"
     return RedirectResponse(redirect_uri + separator + urlencode(params), status_code=303,
-                            headers={"cache-control": "no-store", "referrer-policy": "no-referrer"})
+                            headers={"cache-control": "no-store", "referrer-policy": HEADERS["referrer-policy"]})
 
 
 def _source(redirect_uri: str) -> str:

@@ -2,8 +2,10 @@
 
 Pages are for a person in a browser: the session cookie is the only credential
 they take. Every form is a POST carrying a CSRF token in a hidden field, and a
-POST whose ``Origin`` names another site is refused outright. Responses forbid
-framing (no clickjacking of an Accept button) and caching.
+POST a browser says came from another site is refused outright
+(``same_origin``; every form route, ``/device`` and the OAuth consent included,
+asks it). Responses forbid framing (no clickjacking of an Accept button) and
+caching.
 """
 
 from __future__ import annotations
@@ -26,9 +28,14 @@ HEADERS = {
                                "frame-ancestors 'none'; base-uri 'none'",
     "x-frame-options": "DENY",
     "x-content-type-options": "nosniff",
-    "referrer-policy": "no-referrer",
+    # Not no-referrer: under it Chromium sends ``Origin: null`` on a same-origin form POST, which
+    # same_origin() must refuse. same-origin still sends no Referer to any other site.
+    "referrer-policy": "same-origin",
     "cache-control": "no-store",
 }
+# What Sec-Fetch-Site says when the browser itself vouches for a request: sent by a page of this
+# origin, or a navigation the person started (typed, bookmarked).
+_OWN_SITE = ("same-origin", "none")
 
 
 def html_page(markup: Markup, status: int = 200) -> HTMLResponse:
@@ -51,8 +58,35 @@ def secure(request: Request) -> bool:
 
 
 def same_origin(request: Request) -> bool:
+    """Whether a form POST came from one of this server's own pages, as far as a browser says.
+
+    ``Sec-Fetch-Site`` is the browser's own word (a page cannot set it), so when it is there it
+    decides. Otherwise ``Origin`` must be this server: the configured base URL, or the host the
+    browser reached (``Origin: null`` is neither). A request with neither header is not from a
+    browser; the session cookie and the CSRF field still guard it.
+    """
+    site = request.headers.get("sec-fetch-site")
+    if site is not None:
+        return site in _OWN_SITE
     origin = request.headers.get("origin")
-    return origin is None or urlsplit(origin).netloc == request.headers.get("host", "")
+    if origin is None:
+        return True
+    if origin == "null":  # an opaque origin: a sandboxed frame, a file, a data: URL — never this server
+        return False
+    return _origin_of(origin) == _origin_of(request.app.state.base_url) or \
+        urlsplit(origin).netloc == request.headers.get("host", "")
+
+
+def _origin_of(url: str) -> str:
+    parts = urlsplit(url.lower())
+    return f"{parts.scheme}://{parts.netloc}"
+
+
+def cross_site_refusal(request: Request, back: str = "/") -> HTMLResponse:
+    """The answer to a form ``same_origin`` refused, in words: what happened and where to go instead."""
+    base_url = request.app.state.base_url
+    message = f"This form was sent from another site, so it was not accepted. Open Fastpad at {base_url} and try again."
+    return html_page(pages.message_page("Sent from another site", message, back=base_url + local_path(back, "/")), 403)
 
 
 def signed_in(request: Request) -> tuple[Principal, str] | None:
@@ -91,7 +125,7 @@ def one(form: dict[str, list[str]], name: str) -> str:
 
 def csrf_ok(request: Request, session_id: str, form: dict[str, list[str]]) -> bool:
     people = request.app.state.deployment.people
-    return same_origin(request) and people.check_csrf(session_id, one(form, "csrf_token"))
+    return people.check_csrf(session_id, one(form, "csrf_token"))
 
 
 def refusal_page(message: str, status: int, back: str | None = None) -> HTMLResponse:

@@ -6,9 +6,10 @@ they take, and a page asked for without one redirects to ``/signin?next=…``.
 Every form is a POST carrying a CSRF token in a hidden field: the session's
 (``PeopleService.csrf_token``) once signed in; before that, the sign-in form's
 token is the same HMAC over a random nonce kept in a short-lived cookie, so a
-sign-in cannot be forged from another site either. A POST whose ``Origin``
-names another site is refused outright. Responses forbid framing (no
-clickjacking of an Accept button) and caching.
+sign-in cannot be forged from another site either. A POST a browser says
+came from another site (``Sec-Fetch-Site``, else ``Origin``: ``common.same_origin``)
+is refused outright. Responses forbid framing (no clickjacking of an Accept
+button) and caching.
 
 Errors a service raises come back as the page again with the message and the
 error's status, never as a JSON problem document.
@@ -34,7 +35,8 @@ from fastpad.security.principals import Principal
 from fastpad.security.tokens import parse_duration
 from fastpad.web import pages
 from fastpad.web.common import (
-    csrf_ok, html_page, local_path, one, read_form, refusal_page, same_origin, secure, see_other, signed_in, to_signin,
+    cross_site_refusal, csrf_ok, html_page, local_path, one, read_form, refusal_page, same_origin, secure, see_other,
+    signed_in, to_signin,
 )
 
 router = APIRouter(include_in_schema=False)
@@ -52,6 +54,8 @@ Session = tuple[Principal, str]  # the signed-in person and the session id
 
 async def _form_post(request: Request, *, back: str) -> tuple[Session, dict[str, list[str]]] | Response:
     """A signed-in person's form POST with its CSRF token: (session, form), or the response refusing it."""
+    if not same_origin(request):
+        return cross_site_refusal(request, back)
     session = signed_in(request)
     if session is None:
         return to_signin(request)
@@ -80,6 +84,8 @@ def signin_form(request: Request, next: str = "/agent-activity") -> Response:
 async def signin(request: Request) -> Response:
     state = request.app.state
     people = state.deployment.people
+    if not same_origin(request):
+        return cross_site_refusal(request, "/signin")
     nonce = request.cookies.get(SIGNIN_COOKIE, "")
     try:
         form = await read_form(request)
@@ -89,8 +95,8 @@ async def signin(request: Request) -> Response:
         return refusal_page(str(exc), exc.status, back="/signin")
     target = local_path(one(form, "next"), "/agent-activity")
     token = one(form, "csrf_token")
-    if not nonce or not same_origin(request) or not people.check_csrf(_signin_subject(nonce), token):
-        return refusal_page("The sign-in form expired or came from another site; load it again.", 403,
+    if not nonce or not people.check_csrf(_signin_subject(nonce), token):
+        return refusal_page("The sign-in form expired; load it again.", 403,
                         back=f"/signin?next={quote(target, safe='/')}")
     email, password = one(form, "email"), one(form, "password")
 
@@ -111,6 +117,8 @@ async def signin(request: Request) -> Response:
 
 @router.post("/signout")
 async def signout(request: Request) -> Response:
+    if not same_origin(request):
+        return cross_site_refusal(request)
     session = signed_in(request)
     if session is None:
         return see_other("/signin")

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import json
 from typing import Any
-from urllib.parse import parse_qs, quote, urlsplit
+from urllib.parse import parse_qs, quote
 
 from fastapi import APIRouter, Request
 from fastapi.concurrency import run_in_threadpool
@@ -30,6 +30,7 @@ from fastpad.api.auth import SESSION_COOKIE
 from fastpad.api.openapi import problems
 from fastpad.errors import FastpadError, FieldError, NotFound, RateLimited, Unauthenticated, ValidationFailed
 from fastpad.security.device import DeviceLoginService
+from fastpad.web.common import cross_site_refusal, same_origin
 
 router = APIRouter(tags=["device login"])
 
@@ -194,14 +195,6 @@ def _signed_in(request: Request) -> tuple[Any, str] | None:
         return None
 
 
-def _same_origin(request: Request) -> bool:
-    """A browser names the page a POST came from; it must be this server as the browser reached it."""
-    origin = request.headers.get("origin")
-    if origin is None:
-        return True  # not a browser: the session cookie and the CSRF field still apply
-    return urlsplit(origin).netloc == request.headers.get("host", "")
-
-
 def _approver(request: Request, principal: Any) -> tuple[str, str]:
     """(email, workspace name) of the signed-in person, for the page."""
     people = request.app.state.deployment.people
@@ -239,8 +232,8 @@ def approval_page(request: Request, user_code: str = "") -> Response:
 @router.post("/device", include_in_schema=False)
 async def decide(request: Request) -> Response:
     state = request.app.state
-    if not _same_origin(request):
-        return device_page.refused("This form was sent from another site.", status=403)
+    if not same_origin(request):  # the pages' own check: this form is one of them
+        return cross_site_refusal(request, "/device")
     try:
         fields = await _fields(request)
     except ValidationFailed as exc:
