@@ -52,6 +52,7 @@ web: $(VENV)/.npm-web
 
 install: $(VENV)/.installed
 install-dev: $(VENV)/.installed-dev
+	sh tools/ensure_chromium.sh  # tests/web drive Debian's chromium
 
 run: install
 	$(PY) -m fastpad.cli demo --data-dir $(DATA_DIR) --host $(HOST) --port $(PORT)

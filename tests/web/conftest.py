@@ -1,0 +1,119 @@
+"""Browser tests: Debian's chromium, driven by Playwright's sync API, against a real ``fp serve``.
+
+What a test here gets:
+
+* ``web_server`` (session) — ``fp init`` + ``fp serve`` on SQLite, started by
+  ``tests/api/conftest.py``'s ``start_server``: ``base_url``, ``owner_email``,
+  ``owner_password``, ``data_dir``, ``mint(scopes, *fp_token_create_args)`` and
+  ``client(token)`` for checking outcomes over HTTP.
+* ``browser`` (package) — one headless ``/usr/bin/chromium`` for every test in ``tests/web``.
+  If it cannot start the browser tests are skipped, except under ``CI=true``, where they fail.
+  While it is open the thread has Playwright's event loop running (the sync API keeps it in a
+  greenlet), so nothing else may ``asyncio.run``/``anyio.run`` then: that is why it closes as
+  soon as this package's tests are done instead of at the end of the session.
+* ``context`` (per test) — a fresh browser context (no cookies), 1280×800, closed after.
+* ``signed_in`` (per test) — a page of ``context`` signed in as the owner through the
+  ``/signin`` form, by typing and clicking (``sign_in`` does the same for any page).
+* ``screenshot(page, name)`` — a full-page PNG in ``build/screenshots/`` (an artifact,
+  never committed).
+
+Never sleep: Playwright's actions and ``expect`` wait for what they need, and
+``page.wait_for_url`` / ``page.expect_response`` wait for a form's answer.
+
+Sign-in is rate limited to 20 attempts a minute per client address, and the
+browser always comes from 127.0.0.1: keep real sign-ins to one per test that needs one.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+from pathlib import Path
+from typing import TYPE_CHECKING
+from urllib.parse import quote
+
+import pytest
+
+from tests.api.conftest import Server, start_server, stop
+
+if TYPE_CHECKING:
+    from playwright.sync_api import Browser, BrowserContext, Page
+
+CHROMIUM = "/usr/bin/chromium"  # Debian's package (tools/ensure_chromium.sh), not a Playwright download
+# No GPU, and nothing the browser would fetch or sync on its own during a test.
+CHROMIUM_ARGS = ["--disable-gpu", "--disable-background-networking", "--disable-component-update",
+                 "--no-first-run", "--disable-sync"]
+VIEWPORT = {"width": 1280, "height": 800}
+ACTION_TIMEOUT_MS = 10_000  # a form's answer comes in well under a second; fail fast rather than hang
+SCREENSHOTS = Path(__file__).resolve().parents[2] / "build" / "screenshots"
+
+
+@pytest.fixture(scope="session")
+def web_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
+    server = start_server(tmp_path_factory.mktemp("web-server"), "sqlite")
+    yield server
+    stop(server.process)
+
+
+@pytest.fixture(scope="package")
+def browser() -> Iterator[Browser]:
+    try:  # imported here, not at the top: tests in this directory that need no browser still run without it
+        from playwright.sync_api import sync_playwright
+    except ImportError as exc:
+        _unavailable(f"Playwright is not installed ({exc}); run make install-dev")
+    playwright = sync_playwright().start()
+    try:
+        chromium = playwright.chromium.launch(executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS)
+    except Exception as exc:  # noqa: BLE001 - whatever the launch error, it means the same: no browser here
+        playwright.stop()
+        _unavailable(f"{CHROMIUM} did not start ({exc}); run tools/ensure_chromium.sh")
+    yield chromium
+    chromium.close()
+    playwright.stop()
+
+
+def _unavailable(reason: str) -> None:
+    # A developer without chromium still runs the rest of the suite; CI must not pass without the browser tests.
+    if os.environ.get("CI") == "true":
+        pytest.fail(reason, pytrace=False)
+    pytest.skip(reason)
+
+
+@pytest.fixture
+def context(browser: Browser) -> Iterator[BrowserContext]:
+    context = browser.new_context(viewport=VIEWPORT)
+    context.set_default_timeout(ACTION_TIMEOUT_MS)
+    yield context
+    context.close()
+
+
+@pytest.fixture
+def signed_in(context: BrowserContext, web_server: Server) -> Page:
+    page = context.new_page()
+    page.goto(f"{web_server.base_url}/signin")
+    sign_in(page, web_server)
+    return page
+
+
+def sign_in(page: Page, server: Server, *, password: str | None = None) -> None:
+    """Fill in the sign-in form the page shows and click Sign in, as a person would.
+
+    The page must be on ``/signin`` (opened directly, or sent there by a signed-out page). On the
+    right password this waits until the browser has left ``/signin`` for the page it was going to.
+    """
+    page.get_by_label("Email").fill(server.owner_email)
+    page.get_by_label("Password").fill(server.owner_password if password is None else password)
+    page.get_by_role("button", name="Sign in").click()
+    if password is None:
+        page.wait_for_url(lambda url: "/signin" not in url)
+
+
+def signin_url(server: Server, next_path: str) -> str:
+    return f"{server.base_url}/signin?next={quote(next_path, safe='/')}"
+
+
+def screenshot(page: Page, name: str) -> Path:
+    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+    path = SCREENSHOTS / f"{name}.png"
+    page.screenshot(path=str(path), full_page=True)
+    return path
