@@ -149,6 +149,7 @@ class NoteSummaryOut(BaseModel):
     trashed_at: str | None = None
     created_at: str
     updated_at: str
+    aliases: list[str] = Field(default_factory=list, description="former titles; [[links]] to them still resolve here")
 
 
 class NotePageOut(BaseModel):

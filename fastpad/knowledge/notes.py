@@ -31,7 +31,7 @@ from fastpad.notes.provenance import Origin, Provenance, ReviewState, restamp
 from fastpad.search.indexing import index_note_chunks
 from fastpad.security.principals import Principal
 from fastpad.security.scopes import NOTES_DELETE, NOTES_READ, NOTES_WRITE
-from fastpad.store import Actor, BlockRow, NoteRow, NoteWrite, Store, WorkspaceTx, utcnow
+from fastpad.store import Actor, BlockEdits, BlockRow, NoteRow, NoteWrite, Store, WorkspaceTx, utcnow
 
 MAX_PAGE = 200
 MAX_BATCH = 100  # notes in one create_many call
@@ -55,18 +55,20 @@ class NoteSummary:
     trashed_at: datetime | None
     created_at: datetime
     updated_at: datetime
+    aliases: tuple[str, ...] = ()  # former titles: [[links]] to them still resolve here
 
     @classmethod
-    def from_row(cls, row: NoteRow) -> "NoteSummary":
+    def from_row(cls, row: NoteRow, aliases: Iterable[str] = ()) -> "NoteSummary":
         return cls(row.id, row.title, tuple(row.types), row.frontier, row.archived_at is not None,
-                   row.trashed_at is not None, row.archived_at, row.trashed_at, row.created_at, row.updated_at)
+                   row.trashed_at is not None, row.archived_at, row.trashed_at, row.created_at, row.updated_at,
+                   tuple(aliases))
 
     def as_dict(self) -> dict[str, Any]:
         return {
             "id": self.id, "title": self.title, "types": list(self.types), "frontier": self.frontier,
             "archived": self.archived, "trashed": self.trashed, "archived_at": _iso(self.archived_at),
             "trashed_at": _iso(self.trashed_at), "created_at": _iso(self.created_at),
-            "updated_at": _iso(self.updated_at),
+            "updated_at": _iso(self.updated_at), "aliases": list(self.aliases),
         }
 
 
@@ -154,7 +156,8 @@ class NoteService:
         with self.store.read(principal.workspace_id) as tx:
             rows = tx.list_notes(after_id=after, limit=limit + 1, include_archived=include_archived,
                                  include_trashed=include_trashed, note_ids=principal.note_ids)
-        items = [NoteSummary.from_row(r) for r in rows[:limit]]
+            aliases = tx.links.aliases(r.id for r in rows[:limit])
+        items = [NoteSummary.from_row(r, aliases.get(r.id, ())) for r in rows[:limit]]
         return NotePage(items, encode_cursor(items[-1].id) if len(rows) > limit else None)
 
     def get(self, principal: Principal, note_id: str) -> NoteView:
@@ -330,9 +333,11 @@ class NoteService:
                     extra={"expected_frontier": expected_frontier, "current_frontier": row.frontier},
                     next_call=f"GET /v1/notes/{note_id}",
                 )
-            frontier = doc.apply_update(ops, self.limits)
+            frontier, edited = doc.import_update(ops, self.limits)
             if frontier == row.frontier:
                 return OpsResult(row.frontier, note_id)  # nothing new: the note already held every op
+            if edited is not None and self._commit_text_edits(tx, principal, row, doc, ops, peer_id, frontier, edited):
+                return OpsResult(frontier, note_id)
             before = tx.blocks(note_id)
             after = doc.blocks()
             _check_block_identity(after)
@@ -466,6 +471,30 @@ class NoteService:
         return result
 
     # ------------------------------------------------------------------ internals
+
+    def _commit_text_edits(self, tx: WorkspaceTx, principal: Principal, row: NoteRow, doc: NoteDocument, ops: bytes,
+                           peer_id: str | None, frontier: str, edited: Mapping[int, Block]) -> bool:
+        """``apply_ops`` for an import that only edited the text of the blocks in ``edited``
+        (``NoteDocument.import_update``): the same write, computed from those blocks alone —
+        the others, the note's metadata and every block's position are as stored. False,
+        having written nothing, when the stored rows do not match that picture (the caller
+        then compares every block)."""
+        previous = {b.block_id: b for b in tx.blocks_by_id(row.id, (b.id for b in edited.values() if b.id))}
+        stamp = Provenance.for_write(principal.origin)
+        rows, before = [], []
+        for position, block in sorted(edited.items()):
+            old = previous.get(block.id or "")
+            if old is None or old.position != position:
+                return False
+            if (old.type, old.text, old.attrs) != (block.type, block.text, block.attrs):
+                rows.append(_block_row(block, position, stamp))
+                before.append(old)
+        self._commit(tx, NoteWrite(
+            note_id=row.id, kind="ops", at=self.clock(), actor=_actor(principal), expected_frontier=row.frontier,
+            update=ops, peer_id=peer_id, snapshot=doc.snapshot(), frontier=frontier,
+            block_edits=BlockEdits(rows, before),
+        ))
+        return True
 
     @staticmethod
     def _commit(tx: WorkspaceTx, write: NoteWrite, *, previous_blocks: list[BlockRow] | None = None) -> int:

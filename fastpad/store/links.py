@@ -100,6 +100,21 @@ class LinkStore:
         ).fetchall()
         return [TitleRow(r[0], r[1], r[2], self._d.ts_out(r[3]), self._d.ts_out(r[4])) for r in rows]
 
+    def aliases(self, note_ids: Iterable[str]) -> dict[str, list[str]]:
+        """Former titles per note (newest first), for the notes that have any."""
+        wanted = sorted(set(note_ids))
+        if not wanted:
+            return {}
+        rows = self._x(
+            "SELECT note_id, title FROM note_titles WHERE workspace_id = ? AND retired_at IS NOT NULL"
+            f" AND {self._d.in_ids('note_id')} ORDER BY note_id, retired_at DESC, key",
+            (self.workspace_id, self._d.ids(wanted)),
+        ).fetchall()
+        found: dict[str, list[str]] = {}
+        for note_id, title in rows:
+            found.setdefault(note_id, []).append(title)
+        return found
+
     def current_title(self, note_id: str) -> TitleRow | None:
         row = self._x(
             "SELECT note_id, key, title, since, retired_at FROM note_titles"

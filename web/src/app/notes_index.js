@@ -92,7 +92,8 @@ export class NotesIndex {
     return [...counts].sort((a, b) => a[0].localeCompare(b[0]));
   }
 
-  // Notes whose title matches `query`: prefix matches first, then other substrings.
+  // Notes whose title or a former title (alias) matches `query`: prefix matches of the title
+  // first, then other title matches, then aliases. Each note once; `alias` names the alias matched.
   match(query, limit = 20) {
     const q = query.trim().toLowerCase();
     const live = this.recent();
@@ -101,7 +102,12 @@ export class NotesIndex {
     for (const note of live) {
       const title = (note.title || "").toLowerCase();
       const at = title.indexOf(q);
-      if (at >= 0) scored.push([at === 0 ? 0 : 1, title.length, note]);
+      if (at >= 0) {
+        scored.push([at === 0 ? 0 : 1, title.length, note]);
+        continue;
+      }
+      const alias = (note.aliases ?? []).find((name) => name.toLowerCase().includes(q));
+      if (alias) scored.push([2, alias.length, { ...note, alias }]);
     }
     scored.sort((a, b) => a[0] - b[0] || a[1] - b[1]);
     return scored.slice(0, limit).map((entry) => entry[2]);

@@ -62,7 +62,7 @@ export class Palette {
   _render() {
     const query = this.input.value.trim().toLowerCase();
     const commands = this._commands().filter((command) => !query || command.label.toLowerCase().includes(query));
-    const notes = this.app.index.match(query, 12).map((note) => ({ label: note.title || "Untitled", hint: note.types.map((type) => `#${type}`).join(" ") || "note", run: () => this.app.go(`/notes/${note.id}`) }));
+    const notes = this.app.index.match(query, 12).map((note) => ({ label: note.title || "Untitled", hint: note.alias ? `was “${note.alias}”` : note.types.map((type) => `#${type}`).join(" ") || "note", run: () => this.app.go(`/notes/${note.id}`) }));
     const search = query ? [{ label: `Search for “${this.input.value.trim()}”`, hint: "search", run: () => this.app.go(`/search?q=${encodeURIComponent(this.input.value.trim())}`) }] : [];
     this.items = query ? [...notes, ...commands, ...search] : [...commands, ...notes];
     this.index = Math.min(this.index, Math.max(0, this.items.length - 1));

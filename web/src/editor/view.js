@@ -62,8 +62,12 @@ export class EditorView {
   }
 
   // Brings the screen in line with the model after an import or an undo: only blocks that
-  // changed are touched, and the caret keeps its place in the text.
-  refresh() {
+  // changed are touched, and the caret keeps its place in the text. `changes` (what an import
+  // touched, from NoteModel.importUpdates) narrows the work to those blocks when no block was
+  // added, removed or moved — the common case of someone typing — so a large note costs no more.
+  refresh(changes = null) {
+    if (changes && !changes.any) return;
+    if (changes && !changes.structural) return this._refreshBlocks(changes.blocks);
     const cursors = this._caretCursor();
     const blocks = this.model.blocks();
     const keep = new Set();
@@ -89,6 +93,20 @@ export class EditorView {
       }
     }
     if (!blocks.length) this._ensureOneBlock();
+    this._restoreCursor(cursors);
+  }
+
+  _refreshBlocks(positions) {
+    const cursors = this._caretCursor();
+    const touched = new Set();
+    for (const position of positions) touched.add(position).add(position + 1); // a row's look follows its neighbour
+    for (const position of touched) {
+      if (position >= this.model.length) continue;
+      const block = this.model.blockAt(position);
+      const previous = position > 0 ? this.model.blockAt(position - 1) : null;
+      const shown = this.rendered.get(block.id);
+      if (shown && shown.key !== blockKey(block, previous)) shown.element.replaceWith(this._blockElement(block, previous));
+    }
     this._restoreCursor(cursors);
   }
 
@@ -187,12 +205,12 @@ export class EditorView {
     return this.rendered.get(id)?.element.querySelector(".text") ?? null;
   }
 
-  focusBlock(id, offset = 0) {
+  focusBlock(id, offset = 0, { scroll = true } = {}) {
     const element = this._textElement(id);
     if (!element) return;
     element.focus({ preventScroll: true });
     if (element.isContentEditable) placeCaret(element, offset === Infinity ? readText(element).length : offset);
-    element.scrollIntoView({ block: "nearest" });
+    if (scroll) element.scrollIntoView({ block: "nearest" });
   }
 
   // The caret as a Loro cursor, which stays on its character through remote edits.
@@ -211,7 +229,8 @@ export class EditorView {
     if (!cursor) return;
     const position = this.model.doc.getCursorPos(cursor);
     const id = this.model.doc.getContainerById(cursor.containerId())?.parent()?.get("id");
-    if (position && id && this.model.has(id)) this.focusBlock(id, position.offset);
+    // A remote edit never scrolls the page: the person may be reading elsewhere.
+    if (position && id && this.model.has(id)) this.focusBlock(id, position.offset, { scroll: false });
   }
 
   // -- listening ----------------------------------------------------------------------

@@ -31,14 +31,28 @@ export class NoteModel {
     return model;
   }
 
-  // Imports another peer's ops. The block index is re-read when next needed, since an import
-  // may have added, removed or moved blocks. Returns Loro's import status (`pending` lists
-  // ops still waiting for history this document lacks).
+  // Imports another peer's ops and says what they touched, from Loro's events (emitted during
+  // the import): `structural` when blocks were added, removed or moved (the block index is
+  // then re-read when next needed), `blocks` the positions whose text, type or attrs changed,
+  // `meta` when the title, types or properties did, `any` when anything at all did.
   importUpdates(bytes) {
-    if (!bytes || !bytes.length) return null;
-    const status = this.doc.import(bytes);
-    this._invalidate();
-    return status;
+    const changes = { any: false, structural: false, meta: false, blocks: new Set() };
+    if (!bytes || !bytes.length) return changes;
+    const unsubscribe = this.doc.subscribe((batch) => {
+      for (const { path } of batch.events) {
+        changes.any = true;
+        if (path[0] === "meta") changes.meta = true;
+        else if (path.length === 1) changes.structural = true;
+        else if (typeof path[1] === "number") changes.blocks.add(path[1]);
+      }
+    });
+    try {
+      this.doc.import(bytes);
+    } finally {
+      unsubscribe();
+    }
+    if (changes.structural) this._invalidate();
+    return changes;
   }
 
   // -- reading ---------------------------------------------------------------------

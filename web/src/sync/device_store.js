@@ -1,7 +1,13 @@
-// What this device keeps (IndexedDB): per note, the updates typed here that the server has
-// not acknowledged yet (the queue), and the last server state seen (so a note opened before
-// can be reopened with no connection). The queue is written before anything is sent and
-// emptied the moment the server acknowledges.
+// What this device keeps (IndexedDB), per note: a log of updates and a snapshot.
+//
+// - The log holds each update typed here, written before anything is sent (`acked: false`),
+//   and each update pulled from the server (`acked: true`). A sent update is marked acked the
+//   moment the server acknowledges it, so it is never sent again.
+// - Now and then the log is folded into a snapshot of the note (`compact`), which keeps the
+//   log short without writing a megabyte per keystroke on a large note.
+//
+// Snapshot + log is the note as this device last saw it, so a note opened before reopens with
+// no connection; the unacked entries are what still has to reach the server.
 //
 // A browser that refuses storage (private window, blocked site data) gets a store in memory
 // that says so: `persistent` is false and the app warns before a reload would lose work.
@@ -52,61 +58,79 @@ class IndexedDbStore {
     this.db = db;
   }
 
-  add(noteId, seq, bytes) {
-    return run(this.db, "pending", "readwrite", (store) => store.put({ noteId, seq, bytes, at: Date.now() }));
+  add(noteId, seq, bytes, { acked = false } = {}) {
+    return run(this.db, "pending", "readwrite", (store) => store.put({ noteId, seq, bytes, acked, at: Date.now() }));
   }
 
-  pending(noteId) {
+  // Every logged update of the note, oldest first.
+  log(noteId) {
     return run(this.db, "pending", "readonly", (store) => store.getAll(noteRange(noteId)));
   }
 
-  // Deletes these queued updates: the server holds them now. By key, not by range, so
-  // another tab's unsent updates to the same note stay queued.
+  // The server holds these updates now. By key, not by range, so another tab's unsent
+  // updates to the same note stay as they are.
   acknowledge(noteId, seqs) {
     return run(this.db, "pending", "readwrite", (store) => {
-      for (const seq of seqs) store.delete([noteId, seq]);
+      for (const seq of seqs) {
+        const request = store.get([noteId, seq]);
+        request.onsuccess = () => request.result && store.put({ ...request.result, acked: true });
+      }
     });
   }
 
-  saveNote(record) {
-    return run(this.db, "notes", "readwrite", (store) => store.put(record));
+  // Folds the acked log entries up to `throughSeq` into `record` (the note's snapshot), in one
+  // transaction: a crash leaves either the old pair or the new one.
+  compact(record, throughSeq) {
+    return new Promise((resolve, reject) => {
+      const transaction = this.db.transaction(["notes", "pending"], "readwrite");
+      transaction.objectStore("notes").put(record);
+      const log = transaction.objectStore("pending");
+      const request = log.openCursor(IDBKeyRange.bound([record.noteId, 0], [record.noteId, throughSeq]));
+      request.onsuccess = () => {
+        const cursor = request.result;
+        if (!cursor) return;
+        if (cursor.value.acked) cursor.delete();
+        cursor.continue();
+      };
+      transaction.oncomplete = () => resolve();
+      transaction.onerror = () => reject(transaction.error);
+      transaction.onabort = () => reject(transaction.error ?? new Error("aborted"));
+    });
   }
 
   loadNote(noteId) {
     return run(this.db, "notes", "readonly", (store) => store.get(noteId));
   }
-
-  forgetNote(noteId) {
-    return run(this.db, "notes", "readwrite", (store) => store.delete(noteId));
-  }
 }
 
 class MemoryStore {
   persistent = false;
-  queued = new Map();
+  entries = new Map();
   notes = new Map();
 
-  async add(noteId, seq, bytes) {
-    this.queued.set(`${noteId}:${seq}`, { noteId, seq, bytes });
+  async add(noteId, seq, bytes, { acked = false } = {}) {
+    this.entries.set(`${noteId}:${seq}`, { noteId, seq, bytes, acked });
   }
 
-  async pending(noteId) {
-    return [...this.queued.values()].filter((item) => item.noteId === noteId).sort((a, b) => a.seq - b.seq);
+  async log(noteId) {
+    return [...this.entries.values()].filter((entry) => entry.noteId === noteId).sort((a, b) => a.seq - b.seq);
   }
 
   async acknowledge(noteId, seqs) {
-    for (const seq of seqs) this.queued.delete(`${noteId}:${seq}`);
+    for (const seq of seqs) {
+      const entry = this.entries.get(`${noteId}:${seq}`);
+      if (entry) entry.acked = true;
+    }
   }
 
-  async saveNote(record) {
+  async compact(record, throughSeq) {
     this.notes.set(record.noteId, record);
+    for (const [key, entry] of this.entries) {
+      if (entry.noteId === record.noteId && entry.seq <= throughSeq && entry.acked) this.entries.delete(key);
+    }
   }
 
   async loadNote(noteId) {
     return this.notes.get(noteId);
-  }
-
-  async forgetNote(noteId) {
-    this.notes.delete(noteId);
   }
 }

@@ -20,7 +20,7 @@ import { NoteModel } from "../model/note.js";
 import { ApiError, sha256Hex, toBase64 } from "./api.js";
 
 const MAX_BACKOFF_MS = 30_000;
-const CACHE_EVERY_MS = 1_000;
+const COMPACT_AFTER = 200; // acknowledged log entries between two snapshots
 // A save the server refuses as too large is resent in pieces of this many atoms, under the
 // 100,000 the server takes from one update (API › Writing a note).
 const PIECE_ATOMS = 40_000;
@@ -41,33 +41,44 @@ export const STATES = {
 
 export class NoteSync {
   // Opens a note: from the server, or — with no connection — from what this device kept the
-  // last time it was open. Edits this device queued and never got acknowledged are replayed.
+  // last time it was open. Edits this device logged and never got acknowledged are replayed.
   static async open({ api, store, feed, noteId, onStatus = () => {}, onRemote = () => {} }) {
-    await feed.ready().catch(() => {}); // offline: the feed starts once the connection returns
-    let model;
-    let serverFrontier;
-    let fromDevice = false;
+    // The feed's end is asked for first, so nothing committed while the note loads is missed;
+    // the two requests run side by side, and one pull once both are in closes any gap.
+    const following = feed.ready().catch(() => {}); // offline: the feed starts once the connection returns
+    const [loaded, log] = await Promise.all([NoteSync._load(api, store, noteId), store.log(noteId)]);
+    const { model, serverFrontier, fromDevice } = loaded;
+    const sync = new NoteSync({ api, store, feed, noteId, model, serverFrontier, onStatus, onRemote });
+    for (const entry of log) {
+      // Online, what the server acknowledged is in what it just sent; offline, all of it counts.
+      if (entry.acked && !fromDevice) continue;
+      model.importUpdates(entry.bytes);
+      if (!entry.acked) sync.unsent.push(entry.seq);
+    }
+    sync.seq = Math.max(sync.seq, ...log.map((entry) => entry.seq));
+    sync._start();
+    if (fromDevice) sync._failed(new ApiError({ detail: "The server could not be reached." }));
+    else {
+      sync._compactSoon();
+      following.then(() => {
+        sync.needPull = true;
+        sync.kick();
+      });
+      sync.kick();
+    }
+    return sync;
+  }
+
+  static async _load(api, store, noteId) {
     try {
       const response = await api.request("GET", `/v1/notes/${noteId}/updates`, { accept: "application/octet-stream" });
-      model = NoteModel.fromUpdates(new Uint8Array(await response.arrayBuffer()));
-      serverFrontier = response.headers.get("x-fastpad-frontier");
+      const model = NoteModel.fromUpdates(new Uint8Array(await response.arrayBuffer()));
+      return { model, serverFrontier: response.headers.get("x-fastpad-frontier"), fromDevice: false };
     } catch (error) {
       const kept = error instanceof ApiError && error.offline ? await store.loadNote(noteId) : null;
       if (!kept) throw error;
-      model = NoteModel.fromUpdates(kept.snapshot);
-      serverFrontier = kept.serverFrontier;
-      fromDevice = true;
+      return { model: NoteModel.fromUpdates(kept.snapshot), serverFrontier: kept.serverFrontier, fromDevice: true };
     }
-    const sync = new NoteSync({ api, store, feed, noteId, model, serverFrontier, onStatus, onRemote });
-    for (const item of await store.pending(noteId)) {
-      model.importUpdates(item.bytes);
-      sync.unsent.push(item.seq);
-    }
-    if (!fromDevice) sync._keepOnDevice();
-    sync._start();
-    if (fromDevice) sync._failed(new ApiError({ detail: "The server could not be reached." }));
-    else sync.kick();
-    return sync;
   }
 
   constructor({ api, store, feed, noteId, model, serverFrontier, onStatus, onRemote }) {
@@ -85,7 +96,7 @@ export class NoteSync {
     this.halted = false; // refused or deleted: retrying cannot help until something changes
     this.seq = Date.now() * 1000;
     this.abort = new AbortController();
-    this.lastCache = 0;
+    this.ackedSinceCompaction = 0;
   }
 
   get persistent() {
@@ -105,7 +116,10 @@ export class NoteSync {
       this._setState(this.halted ? this.state : "saving");
       this.kick();
     });
-    this.wake = () => this.retryNow();
+    this.wake = () => {
+      if (document.visibilityState === "hidden" && this.ackedSinceCompaction) this._compactSoon();
+      this.retryNow();
+    };
     window.addEventListener("online", this.wake);
     window.addEventListener("focus", this.wake);
     document.addEventListener("visibilitychange", this.wake);
@@ -222,7 +236,7 @@ export class NoteSync {
     this.unsent = this.unsent.filter((seq) => !done.has(seq));
     await this.written;
     if (keys.length) await this.store.acknowledge(this.noteId, keys).catch(() => {});
-    this._keepOnDevice();
+    for (const _ of keys) this._logged(true);
   }
 
   async _pull() {
@@ -232,30 +246,40 @@ export class NoteSync {
       signal: this.abort.signal,
     });
     const bytes = new Uint8Array(await response.arrayBuffer());
-    const frontier = response.headers.get("x-fastpad-frontier");
-    if (bytes.length) this.model.importUpdates(bytes);
-    this.serverFrontier = frontier;
-    this.onRemote();
-    this._keepOnDevice();
+    this.serverFrontier = response.headers.get("x-fastpad-frontier");
+    // The feed also reports this tab's own saves: those import nothing, and cost nothing more.
+    const changes = this.model.importUpdates(bytes);
+    if (changes.any) {
+      const seq = ++this.seq;
+      this.written = this.written.then(() => this.store.add(this.noteId, seq, bytes, { acked: true })).catch(() => {});
+      this._logged(true);
+      this.onRemote(changes);
+    }
   }
 
-  // The note as the server has it (plus anything unsent), so this device can reopen it with
-  // no connection. Throttled: a snapshot of a large note is a megabyte.
-  _keepOnDevice() {
-    if (Date.now() - this.lastCache < CACHE_EVERY_MS) {
-      clearTimeout(this.cacheTimer);
-      this.cacheTimer = setTimeout(() => this._keepOnDevice(), CACHE_EVERY_MS);
-      return;
-    }
-    this.lastCache = Date.now();
-    const record = {
-      noteId: this.noteId,
-      snapshot: this.model.doc.export({ mode: "snapshot" }),
-      serverFrontier: this.serverFrontier,
-      title: this.model.title,
-      at: Date.now(),
-    };
-    this.store.saveNote(record).catch(() => {});
+  // Folds the log into a fresh snapshot when the browser is idle: after opening, after every
+  // COMPACT_AFTER acknowledged entries, and when the tab is hidden. A snapshot of a large note
+  // is a megabyte, which is why it is not written per keystroke.
+  _compactSoon() {
+    if (this.compacting) return;
+    this.compacting = true;
+    const idle = window.requestIdleCallback ?? ((callback) => setTimeout(callback, 200));
+    idle(() => {
+      this.compacting = false;
+      this.ackedSinceCompaction = 0;
+      const record = {
+        noteId: this.noteId,
+        snapshot: this.model.doc.export({ mode: "snapshot" }),
+        serverFrontier: this.serverFrontier,
+        title: this.model.title,
+        at: Date.now(),
+      };
+      this.store.compact(record, this.seq).catch(() => {});
+    });
+  }
+
+  _logged(acked) {
+    if (acked && ++this.ackedSinceCompaction >= COMPACT_AFTER) this._compactSoon();
   }
 
   _noteChanged(changes) {

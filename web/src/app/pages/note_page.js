@@ -101,12 +101,14 @@ export class NotePage {
     document.title = `${title} · Fastpad`;
   }
 
-  _remote() {
+  _remote(changes) {
     if (!this.editor) return;
-    this.editor.refresh();
-    if (document.activeElement !== this.title && this.title.textContent !== this.model.title) this.title.textContent = this.model.title;
-    this._renderTitle();
-    this._renderMeta();
+    this.editor.refresh(changes);
+    if (changes.meta) {
+      if (document.activeElement !== this.title && this.title.textContent !== this.model.title) this.title.textContent = this.model.title;
+      this._renderTitle();
+      this._renderMeta();
+    }
     this._loadBacklinks();
   }
 
@@ -141,6 +143,8 @@ export class NotePage {
       : archived
         ? "This note is archived: it stays linkable and exportable, and search leaves it out."
         : "";
+    if (trashed === this.shownTrashed) return;
+    this.shownTrashed = trashed; // touching every block's editability restyles the whole note: only on a change
     this.editor.root.classList.toggle("read-only", trashed);
     for (const text of this.editor.root.querySelectorAll(".text[contenteditable]")) text.contentEditable = trashed ? "false" : "plaintext-only";
   }
@@ -156,16 +160,19 @@ export class NotePage {
     }
   }
 
+  // Backlinks change when other notes do; re-read them at most once a second while edits arrive.
   async _loadBacklinks() {
-    clearTimeout(this._backlinksTimer);
+    if (this._backlinksTimer) return;
     this._backlinksTimer = setTimeout(async () => {
+      this._backlinksTimer = null;
       try {
         const links = await this.app.api.json("GET", `/v1/notes/${this.noteId}/links`);
         this._renderBacklinks(links.backlinks ?? []);
       } catch {
         // offline or gone: the list stays as it was, the status bar says why
       }
-    }, 150);
+    }, this._backlinksLoaded ? 1000 : 0);
+    this._backlinksLoaded = true;
   }
 
   _renderBacklinks(backlinks) {
