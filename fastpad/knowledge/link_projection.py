@@ -34,11 +34,17 @@ def project_links(tx: WorkspaceTx, write: NoteWrite) -> None:
     links = tx.links
     written: dict[tuple[str, str], tuple[BlockRow, LinkRef]] = {}
     existing: dict[tuple[str | None, str], LinkRow] = {}
-    if write.blocks is not None:
-        for block in write.blocks:
+    blocks = write.blocks if write.blocks is not None else (
+        write.block_edits.rows if write.block_edits is not None else None)
+    if blocks is not None:
+        for block in blocks:
             for ref in extract_links(block.type, block.text):
                 written[(block.block_id, ref.key)] = (block, ref)
         existing = {(e.source_block_id, e.target_key): e for e in links.text_edges(write.note_id)}
+        if write.blocks is None:
+            # Only the edited blocks' edges can change: the others' text and provenance did not.
+            edited = {block.block_id for block in blocks}
+            existing = {pair: edge for pair, edge in existing.items() if pair[0] in edited}
     new = [pair for pair in written if pair not in existing]
     retitle = write.title is not None and _retitles(tx, write.note_id, write.title)
     key = title_key(write.title or "")
@@ -47,7 +53,7 @@ def project_links(tx: WorkspaceTx, write: NoteWrite) -> None:
     links.lock_titles([k for _, k in new] + ([key] if retitle and key else []))
     if retitle and links.set_title(write.note_id, write.title or "", key, write.at) and key:
         links.attach_forward_links(write.note_id, key, write.at)
-    if write.blocks is None:
+    if blocks is None:
         return
 
     resolved = links.resolve(k for _, k in new)

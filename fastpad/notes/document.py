@@ -393,6 +393,15 @@ class NoteDocument:
         """Check, then import a Loro update; returns the new frontier. A refused update changes
         nothing. If Loro itself breaks on the blob, a plain ``FastpadError`` (500) says this
         instance is unusable; the stored note is untouched and must be loaded again."""
+        return self.import_update(blob, limits)[0]
+
+    def import_update(self, blob: bytes, limits: UpdateLimits = UpdateLimits()) -> tuple[str, dict[int, Block] | None]:
+        """:meth:`apply_update`, also saying what the import changed, from the containers its
+        ops touched (never by reading every block): when it only edited the text of blocks
+        in the list — typing, nearly every update — those blocks as they now read, by
+        position (empty if the update held no new op). ``None`` when it may have done more
+        (added, removed, moved or re-typed blocks, changed attrs or the metadata, or edited
+        a block no longer in the list): then every block has to be read."""
         check_update(self._doc, blob, limits)
         before = self._doc.oplog_frontiers
         try:
@@ -406,18 +415,42 @@ class NoteDocument:
             # silently; a save must land whole or not at all.
             self._restore(before)
             raise missing_dependencies(self._doc)
-        if self._touches_structure(status.success):
+        changed = self._changed_containers(status.success)
+        # ContainerType.Text is the class of a Text container's type (== never holds).
+        if not all(isinstance(container.container_type, ContainerType.Text) for container in changed):
+            # Ops that may have added, removed, moved or re-identified blocks drop the block
+            # index; typing keeps it.
             self._order = self._positions = None
-        return self.frontier()
+            return self.frontier(), None
+        return self.frontier(), self._edited_texts(changed)
 
-    def _touches_structure(self, imported: VersionRange) -> bool:
-        """Whether imported ops may have added, removed, moved or re-identified blocks.
-        Typing — text-only changes, nearly every update — keeps the block index."""
-        return any(
-            changed.container_type != ContainerType.Text
+    def _changed_containers(self, imported: VersionRange) -> list[Any]:
+        return [
+            changed
             for peer, (start, end) in imported.inner().items()
             for changed in self._doc.get_changed_containers_in(ID(peer, start), end - start)
-        )
+        ]
+
+    def _edited_texts(self, texts: list[Any]) -> dict[int, Block] | None:
+        """The blocks whose ``text`` containers are ``texts``, by position; None when one
+        is anywhere else (detached with a deleted block, or not a block's text)."""
+        edited: dict[int, Block] = {}
+        for text_id in texts:
+            path = self._doc.get_path_to_container(text_id)
+            if path is None or len(path) != 3:
+                return None
+            (root, _), (map_id, seq), (_, key) = path
+            position = getattr(seq, "index", None)
+            if root != self._list.id or getattr(key, "key", None) != "text" or not isinstance(position, int):
+                return None
+            if not 0 <= position < len(self._list):
+                return None
+            item = self._list.get(position)
+            block_map = getattr(item, "container", None)
+            if not isinstance(block_map, LoroMap) or block_map.id != map_id:
+                return None
+            edited[position] = _read_block(block_map.get_deep_value())
+        return edited
 
     def _restore(self, frontiers: Frontiers) -> None:
         """Go back to ``frontiers``, the oplog before a refused import. Only error paths pay for it."""

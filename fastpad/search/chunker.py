@@ -100,29 +100,94 @@ def chunk_note(
 
     chunks: list[Chunk] = []
     for heading_path, heading_block, body in _sections(blocks):
-        header_rows = _table_headers(body)
-        if body:
-            groups = _pack(body, target_chars)
-        elif heading_block is not None and heading_block.text.strip():
-            groups = [[heading_block]]  # a leaf heading with nothing under it
-        else:
-            groups = []
-        for group in groups:
-            columns = _columns_for(group, header_rows)
-            prefix = _prefix(meta, heading_path, entities, day, columns)
-            text = "\n".join(_render(block) for block in group)
-            block_ids = tuple(_block_id(block) for block in group)
-            chunks.append(
-                Chunk(
-                    id=_chunk_id(note_id, block_ids),
-                    note_id=note_id,
-                    ordinal=len(chunks),
-                    block_ids=block_ids,
-                    heading_path=heading_path,
-                    prefix=prefix,
-                    text=text,
-                )
+        chunks += _section_chunks(note_id, meta, heading_path, heading_block, body, entities, day, target_chars,
+                                  len(chunks))
+    return chunks
+
+
+def chunk_section(
+    note_id: str,
+    meta: NoteMeta,
+    heading_path: tuple[str, ...],
+    leaf_heading: Block | None,
+    blocks: Sequence[Block],
+    *,
+    linked_entities: Iterable[str] = (),
+    updated_at: datetime | date | str | None = None,
+    target_chars: int = DEFAULT_TARGET_CHARS,
+    ordinal: int = 0,
+) -> list[Chunk]:
+    """The chunks of one section, exactly as :func:`chunk_note` makes them, for a caller
+    that re-chunks only the sections an edit touched: ``blocks`` are the blocks under the
+    section's heading up to the next heading (dividers and empty blocks are skipped here
+    as there), ``heading_path`` is :func:`section_path` of the headings up to and including
+    the section's own, and ``leaf_heading`` is that heading when it has no subheadings
+    under it (:func:`is_leaf_section`). ``linked_entities`` are the whole note's."""
+    if any(block.type == HEADING for block in blocks):
+        raise ValueError("a section's blocks hold no heading")
+    entities = _unique(e.strip() for e in linked_entities if e and e.strip())
+    body = [block for block in blocks if block.type != DIVIDER and block.text.strip()]
+    return _section_chunks(note_id, meta, heading_path, leaf_heading if not body else None, body, entities,
+                           _date_text(updated_at), target_chars, ordinal)
+
+
+def section_path(headings: Sequence[Block]) -> tuple[str, ...]:
+    """The heading path of the section under the last of ``headings`` (a note's headings
+    in order, up to that one), as :func:`chunk_note` computes it."""
+    stack: list[tuple[int, str]] = []
+    for block in headings:
+        level = _level(block)
+        while stack and stack[-1][0] >= level:
+            stack.pop()
+        stack.append((level, block.text.strip()))
+    return tuple(text for _, text in stack if text)
+
+
+def is_leaf_section(heading: Block, following: Block | None) -> bool:
+    """Whether the section under ``heading`` has no subsections: the next heading
+    (``following``; None if there is none) is not deeper."""
+    return following is None or _level(following) <= _level(heading)
+
+
+def _level(block: Block) -> int:
+    return int(block.attrs.get("level", 1) or 1)
+
+
+def _section_chunks(
+    note_id: str,
+    meta: NoteMeta,
+    heading_path: tuple[str, ...],
+    heading_block: Block | None,
+    body: list[Block],
+    entities: list[str],
+    day: str,
+    target_chars: int,
+    ordinal: int,
+) -> list[Chunk]:
+    header_rows = _table_headers(body)
+    if body:
+        groups = _pack(body, target_chars)
+    elif heading_block is not None and heading_block.text.strip():
+        groups = [[heading_block]]  # a leaf heading with nothing under it
+    else:
+        groups = []
+    chunks = []
+    for group in groups:
+        columns = _columns_for(group, header_rows)
+        prefix = _prefix(meta, heading_path, entities, day, columns)
+        text = "\n".join(_render(block) for block in group)
+        block_ids = tuple(_block_id(block) for block in group)
+        chunks.append(
+            Chunk(
+                id=_chunk_id(note_id, block_ids),
+                note_id=note_id,
+                ordinal=ordinal + len(chunks),
+                block_ids=block_ids,
+                heading_path=heading_path,
+                prefix=prefix,
+                text=text,
             )
+        )
     return chunks
 
 
@@ -141,7 +206,7 @@ def _sections(blocks: Sequence[Block]):
     for block in blocks:
         if block.type == HEADING:
             sections.append(current)
-            level = int(block.attrs.get("level", 1) or 1)
+            level = _level(block)
             while stack and stack[-1][0] >= level:
                 stack.pop()
             stack.append((level, block.text.strip()))

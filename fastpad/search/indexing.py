@@ -6,6 +6,16 @@ the chunk table never disagrees with committed text. It re-chunks the note
 (``chunker.chunk_note``) whenever its blocks, title, types or properties
 change, and the store rewrites only the chunk rows that differ.
 
+A write that names the blocks it edited (``NoteWrite.block_edits``: typing,
+which changes text and nothing else) re-chunks only the sections those blocks
+sit in — a section is the run of blocks under one heading, and chunks never
+cross one — and keeps every other stored chunk as it is, renumbered. That is
+exactly what re-chunking the whole note would give, as long as what every
+chunk's prefix carries is unchanged: the note's title, types and date (such a
+write changes none of them) and the titles its blocks link to (checked: an
+edit that changes an edited block's links, or a heading's text, re-chunks the
+whole note from the stored blocks).
+
 ``note_chunks`` is the same computation from what a transaction reads; the
 embedding worker uses it to get the text behind a stored digest (the chunk
 table holds no text), so what is embedded is exactly what was chunked.
@@ -18,23 +28,28 @@ Linked entities are the titles the note's blocks link to.
 
 from __future__ import annotations
 
+from bisect import bisect_right
 from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import replace
 from datetime import date, datetime
 from typing import Any
 
 from fastpad.knowledge.wikilinks import extract_links
-from fastpad.notes.blocks import Block, NoteMeta
-from fastpad.search.chunker import Chunk, chunk_note
-from fastpad.store import BlockRow, NoteRow, NoteWrite, WorkspaceTx
+from fastpad.notes.blocks import HEADING, Block, NoteMeta
+from fastpad.search.chunker import Chunk, chunk_note, chunk_section, is_leaf_section, section_path
+from fastpad.store import BlockEdits, BlockRow, NoteRow, NoteWrite, WorkspaceTx
 from fastpad.store.search_index import ChunkRow, provenance_bit
 
 
 def index_note_chunks(tx: WorkspaceTx, write: NoteWrite) -> None:
     """The write path's search step (see the module docstring)."""
-    if write.blocks is None and write.title is None and write.types is None and write.properties is None:
+    if (write.blocks is None and write.block_edits is None and write.title is None and write.types is None
+            and write.properties is None):
         return  # archive, trash and their reverses change no text
     row = tx.note(write.note_id)
     if row is None:
+        return
+    if write.blocks is None and write.block_edits is not None and _rechunk_sections(tx, row, write.block_edits):
         return
     blocks = write.blocks if write.blocks is not None else tx.blocks(write.note_id)
     tx.search_index.replace_chunks(write.note_id, [stored for stored, _ in note_chunks(row, blocks)])
@@ -42,14 +57,64 @@ def index_note_chunks(tx: WorkspaceTx, write: NoteWrite) -> None:
 
 def note_chunks(row: NoteRow, blocks: Sequence[BlockRow]) -> list[tuple[ChunkRow, Chunk]]:
     """The note's chunks as stored (``ChunkRow``) and with their text (``Chunk``)."""
-    provenance = {b.block_id: provenance_bit(b.origin, b.review_state) for b in blocks}
     chunks = chunk_note(
         row.id,
-        NoteMeta(row.title, tuple(row.types), dict(row.properties)),
-        [Block(b.block_id, b.type, b.text, b.attrs) for b in blocks],
+        _meta(row),
+        [_block(b) for b in blocks],
         linked_entities=_linked_titles(blocks),
         updated_at=note_date(row.properties, row.created_at),
     )
+    return _with_masks(chunks, blocks)
+
+
+def _rechunk_sections(tx: WorkspaceTx, row: NoteRow, edits: BlockEdits) -> bool:
+    """Re-chunk only the sections holding the edited blocks (the module docstring says
+    when that equals re-chunking the note). False, having written nothing, when it does
+    not apply; the caller then re-chunks the whole note."""
+    previous = {b.block_id: b for b in edits.previous}
+    edited = [b for b in edits.rows if previous.get(b.block_id) != b]
+    if not edited:
+        return True
+    for block in edited:
+        old = previous.get(block.block_id)
+        if old is None or old.position != block.position or HEADING in (old.type, block.type):
+            return False
+        if [r.title for r in extract_links(old.type, old.text)] != [r.title for r in extract_links(block.type, block.text)]:
+            return False
+    headings = tx.heading_blocks(row.id)
+    starts = [h.position for h in headings]
+    stored = tx.search_index.note_chunks(row.id)
+    meta, day = _meta(row), note_date(row.properties, row.created_at)
+    entities = _linked_titles(tx.blocks_with_link_marks(row.id))
+    replacing: dict[int, list[ChunkRow]] = {}
+    for section in sorted({bisect_right(starts, block.position) - 1 for block in edited}):
+        heading = headings[section] if section >= 0 else None
+        following = headings[section + 1] if section + 1 < len(headings) else None
+        body = tx.blocks_between(row.id, -1 if heading is None else heading.position,
+                                 None if following is None else following.position)
+        leaf = heading is not None and is_leaf_section(_block(heading), None if following is None else _block(following))
+        chunks = chunk_section(
+            row.id, meta, section_path([_block(h) for h in headings[:section + 1]]),
+            _block(heading) if leaf and heading is not None else None, [_block(b) for b in body],
+            linked_entities=entities, updated_at=day,
+        )
+        members = {b.block_id for b in body} | ({heading.block_id} if heading is not None else set())
+        old = [i for i, chunk in enumerate(stored) if chunk.block_ids and chunk.block_ids[0] in members]
+        if not old or old != list(range(old[0], old[-1] + 1)):
+            return False  # nowhere to put the section's chunks among the stored ones
+        replacing[old[0]] = [stored_row for stored_row, _ in _with_masks(chunks, body + ([heading] if heading else []))]
+        for i in old[1:]:
+            replacing[i] = []
+    after: list[ChunkRow] = []
+    for i, chunk in enumerate(stored):
+        after += replacing.get(i, [chunk])
+    after = [c if c.ordinal == i else replace(c, ordinal=i) for i, c in enumerate(after)]
+    tx.search_index.replace_chunks(row.id, after, before=stored)
+    return True
+
+
+def _with_masks(chunks: list[Chunk], blocks: Iterable[BlockRow]) -> list[tuple[ChunkRow, Chunk]]:
+    provenance = {b.block_id: provenance_bit(b.origin, b.review_state) for b in blocks}
     out = []
     for chunk in chunks:
         mask = 0
@@ -58,6 +123,14 @@ def note_chunks(row: NoteRow, blocks: Sequence[BlockRow]) -> list[tuple[ChunkRow
         out.append((ChunkRow(chunk.id, chunk.note_id, chunk.ordinal, chunk.block_ids, chunk.heading_path,
                              chunk.prefix, chunk.digest, mask), chunk))
     return out
+
+
+def _meta(row: NoteRow) -> NoteMeta:
+    return NoteMeta(row.title, tuple(row.types), dict(row.properties))
+
+
+def _block(row: BlockRow) -> Block:
+    return Block(row.block_id, row.type, row.text, row.attrs)
 
 
 def note_date(properties: Mapping[str, Any], created_at: datetime) -> date | str:

@@ -21,6 +21,7 @@ from fastpad.store.records import (
     UNCHANGED,
     Actor,
     AgentRow,
+    BlockEdits,
     BlockRow,
     IdempotencyRecord,
     MemberRow,
@@ -34,7 +35,7 @@ from fastpad.store.records import (
 )
 
 __all__ = [
-    "UNCHANGED", "Actor", "AgentRow", "BlockRow", "IdempotencyRecord", "MemberRow",
+    "UNCHANGED", "Actor", "AgentRow", "BlockEdits", "BlockRow", "IdempotencyRecord", "MemberRow",
     "NoteRow", "NoteWrite", "OpLogEntry", "PersonRow", "SessionRow", "Store", "TokenRow", "WorkspaceRow",
     "WorkspaceTx", "migrations", "open_store", "sqlite_url", "utcnow",
 ]

@@ -40,6 +40,7 @@ from fastpad.store.records import (
     UNCHANGED,
     Actor,
     AgentRow,
+    BlockEdits,
     BlockRow,
     IdempotencyRecord,
     MemberRow,
@@ -454,11 +455,37 @@ class WorkspaceTx:
         ).fetchall()
         return {r[0] for r in rows}
 
+    _BLOCK_COLUMNS = "block_id, position, type, text, attrs, origin, review_state"
+
     def blocks(self, note_id: str) -> list[BlockRow]:
+        return self._block_rows(note_id, "", ())
+
+    def blocks_by_id(self, note_id: str, block_ids: Iterable[str]) -> list[BlockRow]:
+        """Some of the note's blocks, in note order (ids it does not have are left out)."""
+        wanted = sorted(set(block_ids))
+        if not wanted:
+            return []
+        return self._block_rows(note_id, f" AND {self._d.in_ids('block_id')}", (self._d.ids(wanted),))
+
+    def blocks_between(self, note_id: str, after: int, before: int | None) -> list[BlockRow]:
+        """The note's blocks at positions strictly between ``after`` and ``before`` (None: to the end)."""
+        if before is None:
+            return self._block_rows(note_id, " AND position > ?", (after,))
+        return self._block_rows(note_id, " AND position > ? AND position < ?", (after, before))
+
+    def heading_blocks(self, note_id: str) -> list[BlockRow]:
+        """The note's headings, in note order: its section structure, without the sections' text."""
+        return self._block_rows(note_id, " AND type = 'heading'", ())
+
+    def blocks_with_link_marks(self, note_id: str) -> list[BlockRow]:
+        """The note's blocks whose text holds ``[[`` or ``@`` — every block that can link
+        anywhere (``wikilinks.extract_links`` reads no other), in note order."""
+        return self._block_rows(note_id, " AND (text LIKE ? OR text LIKE ?)", ("%[[%", "%@%"))
+
+    def _block_rows(self, note_id: str, where: str, params: Sequence[Any]) -> list[BlockRow]:
         rows = self._x(
-            "SELECT block_id, position, type, text, attrs, origin, review_state FROM blocks"
-            " WHERE workspace_id = ? AND note_id = ? ORDER BY position",
-            (self.workspace_id, note_id),
+            f"SELECT {self._BLOCK_COLUMNS} FROM blocks WHERE workspace_id = ? AND note_id = ?{where} ORDER BY position",
+            (self.workspace_id, note_id, *params),
         ).fetchall()
         return [BlockRow(r[0], r[1], r[2], r[3], self._d.js_out(r[4]), r[5], r[6]) for r in rows]
 
@@ -564,8 +591,45 @@ class WorkspaceTx:
                     w.actor.kind, w.actor.id, w.actor.token_id, w.actor.origin, at,
                 ),
             )
-        touched = [] if w.blocks is None else self._project(w.note_id, w.blocks, previous_blocks, at, w.actor)
+        if w.blocks is not None:
+            touched = self._project(w.note_id, w.blocks, previous_blocks, at, w.actor)
+        elif w.block_edits is not None:
+            touched = self._project_edits(w.note_id, w.block_edits, at, w.actor)
+        else:
+            touched = []
         return self.feed.append(w.kind, at=w.at, actor=w.actor, note_id=w.note_id, block_ids=touched)
+
+    def _project_edits(self, note_id: str, edits: BlockEdits, at: Any, author: Actor) -> list[str]:
+        """``_project`` for a write that names the blocks it changed (``BlockEdits``): the
+        same statements, for those rows only. Returns what ``_project`` would."""
+        d, ws = self._d, self.workspace_id
+        before = {b.block_id: b for b in edits.previous}
+        by = (author.kind, author.id, author.token_id, at)
+        updates, reviews, touched = [], [], []
+        for b in edits.rows:
+            old = before.get(b.block_id)
+            if old is None or old.position != b.position:
+                raise ValueError("block edits change stored blocks in place")
+            if (old.type, old.text, old.attrs) != (b.type, b.text, b.attrs):
+                updates.append((b.position, b.type, b.text, d.js(b.attrs), b.origin, b.review_state, at, *by, ws,
+                                note_id, b.block_id))
+            elif (old.origin, old.review_state) != (b.origin, b.review_state):
+                reviews.append((b.position, b.origin, b.review_state, at, ws, note_id, b.block_id))
+            else:
+                continue
+            touched.append(b.block_id)
+        self._many(
+            "UPDATE blocks SET position = ?, type = ?, text = ?, attrs = ?, origin = ?, review_state = ?,"
+            " updated_at = ?, author_kind = ?, author_id = ?, author_token_id = ?, written_at = ?"
+            " WHERE workspace_id = ? AND note_id = ? AND block_id = ?",
+            updates,
+        )
+        self._many(
+            "UPDATE blocks SET position = ?, origin = ?, review_state = ?, updated_at = ?"
+            " WHERE workspace_id = ? AND note_id = ? AND block_id = ?",
+            reviews,
+        )
+        return touched
 
     def _project(
         self, note_id: str, blocks: list[BlockRow], previous: list[BlockRow] | None, at: Any, author: Actor

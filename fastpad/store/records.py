@@ -121,6 +121,21 @@ class _Unchanged:
 UNCHANGED: Any = _Unchanged()
 
 
+@dataclass(frozen=True)
+class BlockEdits:
+    """The blocks a write changed, for a write that knows exactly which: an import that
+    only edited text (``NoteDocument.import_update``). In place of the full projection
+    (``NoteWrite.blocks``) the store rewrites only these rows, and the link and search
+    steps revisit only these blocks and the sections they sit in.
+
+    ``rows`` are the changed blocks as they now read, at their (unchanged) positions,
+    in position order, each already restamped; ``previous`` are the same blocks' stored
+    rows before the write. Positions and the set of blocks are unchanged."""
+
+    rows: list[BlockRow]
+    previous: list[BlockRow]
+
+
 @dataclass
 class NoteWrite:
     """Everything one committed write changes, applied by ``WorkspaceTx.write_note``
@@ -145,6 +160,7 @@ class NoteWrite:
     types: tuple[str, ...] | None = None
     properties: dict[str, Any] | None = None
     blocks: list[BlockRow] | None = None  # the full projection after the write
+    block_edits: BlockEdits | None = None  # or, instead, only the blocks it changed
     archived_at: Any = UNCHANGED  # datetime | None | UNCHANGED
     trashed_at: Any = UNCHANGED
 

@@ -143,11 +143,13 @@ class SearchIndex:
 
     # ------------------------------------------------------------------ the write path
 
-    def replace_chunks(self, note_id: str, chunks: Sequence[ChunkRow]) -> None:
-        """Bring the note's chunk rows to ``chunks``, touching only rows that changed."""
+    def replace_chunks(self, note_id: str, chunks: Sequence[ChunkRow], *,
+                       before: Sequence[ChunkRow] | None = None) -> None:
+        """Bring the note's chunk rows to ``chunks``, touching only rows that changed.
+        ``before`` is what ``note_chunks`` returned in this transaction, if the caller has it."""
         self._tx._w()  # noqa: SLF001
         d, ws = self._d, self.workspace_id
-        before = {c.id: c for c in self.note_chunks(note_id)}
+        before = {c.id: c for c in (self.note_chunks(note_id) if before is None else before)}
         after = {c.id: c for c in chunks}
         if len(after) != len(chunks):
             raise ValueError("a chunk id appears twice in one note")
