@@ -68,8 +68,8 @@ async def _form_post(request: Request, *, back: str) -> tuple[Session, dict[str,
     return session, form
 
 @router.get("/signin")
-def signin_form(request: Request, next: str = "/agent-activity") -> Response:
-    target = local_path(next, "/agent-activity")
+def signin_form(request: Request, next: str = "/") -> Response:
+    target = local_path(next, "/")
     if signed_in(request) is not None:
         return see_other(target)
     nonce = secrets.token_urlsafe(24)
@@ -93,7 +93,7 @@ async def signin(request: Request) -> Response:
                                state.limits.sign_in_per_window, what="sign-in attempts")
     except FastpadError as exc:
         return refusal_page(str(exc), exc.status, back="/signin")
-    target = local_path(one(form, "next"), "/agent-activity")
+    target = local_path(one(form, "next"), "/")
     token = one(form, "csrf_token")
     if not nonce or not people.check_csrf(_signin_subject(nonce), token):
         return refusal_page("The sign-in form expired; load it again.", 403,

@@ -226,6 +226,38 @@ def test_enter_keeps_the_id_on_the_first_half_and_backspace_at_the_start_keeps_t
     assert (joined["id"], joined["text"]) == (original["id"], "Hello world")
 
 
+def test_copy_paste_mints_new_ids_and_cut_paste_moves_the_block(device: Any, web_server: Server,
+                                                                 api: httpx.Client) -> None:
+    note_id = create_note(api, "one\n\ntwo\n\nthree\n", title="Clipboard")
+    one, two, three = (block["id"] for block in server_blocks(api, note_id))
+    page = open_note(device(), web_server, note_id)
+    texts = page.locator(".editor .block .text")
+    texts.nth(0).click()
+    page.keyboard.press("Home")
+    page.keyboard.press("Shift+ArrowDown")  # past the block's last line: whole blocks, "one" and "two"
+    page.wait_for_selector(".block.selected >> nth=1")
+    page.keyboard.press(f"{MOD}+c")
+    texts.nth(2).click()
+    page.keyboard.press("End")
+    page.keyboard.press(f"{MOD}+v")
+    wait_saved(page)
+    blocks = server_blocks(api, note_id)
+    assert [block["text"] for block in blocks] == ["one", "two", "three", "one", "two"]
+    assert [block["id"] for block in blocks[:3]] == [one, two, three]
+    assert len({block["id"] for block in blocks}) == 5  # the copies are new blocks with new ids
+
+    page.locator(".editor .block .text", has_text="two").first.click()
+    page.keyboard.press("Escape")  # selects the block
+    page.keyboard.press(f"{MOD}+x")
+    page.locator(".editor .block .text", has_text="three").click()
+    page.keyboard.press("End")
+    page.keyboard.press(f"{MOD}+v")
+    wait_saved(page)
+    blocks = server_blocks(api, note_id)
+    assert [block["text"] for block in blocks] == ["one", "three", "two", "one", "two"]
+    assert [block["id"] for block in blocks[:3]] == [one, three, two]  # cut and pasted: moved, same id
+
+
 # ---------------------------------------------------------------------- two devices
 
 
@@ -323,6 +355,22 @@ def test_double_bracket_picks_a_note_and_the_edge_shows_as_a_backlink_with_its_s
     backlink.wait_for()
     assert "We follow the [[Quarterly roadmap]] closely." in backlink.locator(".evidence").text_content()
     assert backlink.get_by_role("link").get_attribute("href") == f"/notes/{source_id}"
+
+
+def test_at_opens_the_note_picker_and_the_mention_is_an_edge(device: Any, web_server: Server,
+                                                              api: httpx.Client) -> None:
+    target_id = create_note(api, "Ada's notes.\n", title="Ada Lovelace")
+    source_id = create_note(api, "", title="Meeting")
+    page = open_note(device(), web_server, source_id)
+    page.locator(".editor .block .text").first.click()
+    page.keyboard.type("Asked @ada")
+    page.wait_for_selector(".popup-item.active:has-text('Ada Lovelace')")
+    page.keyboard.press("Enter")
+    page.keyboard.type(" about engines.")
+    wait_saved(page)
+    assert [block["text"] for block in server_blocks(api, source_id)] == ["Asked @[[Ada Lovelace]] about engines."]
+    page.goto(f"{web_server.base_url}/notes/{target_id}")
+    page.locator(".backlinks .backlink", has_text="Meeting").wait_for()
 
 
 # ---------------------------------------------------------------------- sync under failure

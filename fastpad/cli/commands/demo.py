@@ -72,6 +72,7 @@ def demo(data_dir: Path, host: str, port: int, base_url: str | None) -> None:
     out.result(payload, lambda _: out.text("\n".join([
         "",
         f"Fastpad is starting at {base}",
+        f"  open        {base}/ in a browser to write",
         f"  data        {data_dir.resolve()}",
         f"  workspace   {workspace_id}" + (f"  ({seeded} demo notes seeded)" if seeded else ""),
         *([f"  sign in     {owner_email} / {password}   (generated; shown once)"] if password else []),

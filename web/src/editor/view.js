@@ -237,6 +237,7 @@ export class EditorView {
 
   _listen() {
     const root = this.root;
+    root.addEventListener("mousedown", () => this._clearBlockSelection());
     root.addEventListener("input", (event) => this._onInput(event));
     root.addEventListener("compositionend", (event) => this._onInput(event));
     root.addEventListener("keydown", (event) => this._onKeyDown(event));
@@ -333,6 +334,7 @@ export class EditorView {
   _onKeyDown(event) {
     if (event.isComposing || event.target.closest?.(".code-language, .callout-kind")) return;
     if (this.menu.open && this.menu.key(event)) return event.preventDefault();
+    if (this.blockSelection && this._blockSelectionKey(event)) return;
     const element = this._blockOf(event.target);
     if (!element) return;
     const id = element.dataset.id;
@@ -380,6 +382,20 @@ export class EditorView {
       if (LIST_TYPES.has(block.type)) return this._indent(block, event.shiftKey ? -1 : 1, start);
       if (block.type === "code" && !event.shiftKey) return this._typeAt(block.id, start, end, "  ");
       return;
+    }
+    if (event.shiftKey && (key === "ArrowUp" || key === "ArrowDown")) {
+      // Past the block's first or last line, a selection becomes a selection of whole blocks.
+      const step = key === "ArrowUp" ? -1 : 1;
+      const index = this.model.indexOf(id);
+      if (caretOnEdgeLine(text, step < 0 ? "first" : "last") && this._neighbour(id, step)) {
+        event.preventDefault();
+        this._selectBlocks(index, index + step);
+      }
+      return;
+    }
+    if (key === "Escape") {
+      event.preventDefault();
+      return this._selectBlocks(this.model.indexOf(id), this.model.indexOf(id));
     }
     if (key === "ArrowUp" || key === "ArrowLeft") {
       const atEdge = key === "ArrowUp" ? caretOnEdgeLine(text, "first") : collapsed && start === 0;
@@ -602,15 +618,81 @@ export class EditorView {
     this._typeAt(id, trigger.start, Math.max(caret, trigger.start), link);
   }
 
+  // -- selecting whole blocks ----------------------------------------------------------
+
+  // Selects the blocks from `anchor` to `focus` (positions): the document selection spans
+  // them, so copy and cut see them, and the editor takes the keys (Shift-arrows, Delete).
+  _selectBlocks(anchor, focus) {
+    const ids = this.model.ids();
+    focus = Math.max(0, Math.min(ids.length - 1, focus));
+    this.blockSelection = { anchor, focus };
+    const [from, to] = anchor <= focus ? [anchor, focus] : [focus, anchor];
+    for (const [id, shown] of this.rendered) {
+      const index = this.model.indexOf(id);
+      shown.element.classList.toggle("selected", index >= from && index <= to);
+    }
+    const start = this.rendered.get(ids[anchor]).element.querySelector(".text");
+    const end = this.rendered.get(ids[focus]).element.querySelector(".text");
+    this.root.tabIndex = -1;
+    this.root.focus({ preventScroll: true });
+    document.getSelection().setBaseAndExtent(start, 0, end, end.childNodes.length);
+    end.scrollIntoView({ block: "nearest" });
+  }
+
+  _clearBlockSelection() {
+    if (!this.blockSelection) return;
+    this.blockSelection = null;
+    for (const element of this.root.querySelectorAll(".block.selected")) element.classList.remove("selected");
+  }
+
+  _blockSelectionKey(event) {
+    const { anchor, focus } = this.blockSelection;
+    const mod = isMac ? event.metaKey : event.ctrlKey;
+    if (event.shiftKey && (event.key === "ArrowUp" || event.key === "ArrowDown")) {
+      event.preventDefault();
+      this._selectBlocks(anchor, focus + (event.key === "ArrowUp" ? -1 : 1));
+      return true;
+    }
+    if (mod && ["c", "x", "a"].includes(event.key.toLowerCase())) {
+      if (event.key.toLowerCase() === "a") {
+        event.preventDefault();
+        this._selectBlocks(0, this.model.length - 1);
+      }
+      return true; // copy and cut events follow, and see the blocks
+    }
+    if (event.key === "Backspace" || event.key === "Delete") {
+      event.preventDefault();
+      const blocks = this._selectedBlocks();
+      const previous = blocks && this._neighbour(blocks[0].id, -1);
+      this._clearBlockSelection();
+      if (blocks) this.model.transact(() => blocks.forEach((block) => this.model.deleteBlock(block.id)));
+      this.refresh();
+      if (previous) this.focusBlock(previous.id, Infinity);
+      else if (this.model.length) this.focusBlock(this.model.ids()[0], 0);
+      return true;
+    }
+    if (["Shift", "Control", "Meta", "Alt"].includes(event.key)) return true;
+    if (event.shiftKey && (event.key === "Home" || event.key === "End")) {
+      event.preventDefault(); // whole blocks are already whole
+      return true;
+    }
+    // Anything else leaves block selection, with the caret in the block it ended on.
+    event.preventDefault();
+    this._clearBlockSelection();
+    const id = this.model.ids()[focus];
+    if (id) this.focusBlock(id, event.key === "ArrowUp" || event.key === "ArrowLeft" ? 0 : Infinity);
+    return true;
+  }
+
   // -- clipboard --------------------------------------------------------------------
 
   // The whole blocks a selection touches, when it spans more than one.
   _selectedBlocks() {
     const selection = document.getSelection();
-    if (!selection || selection.rangeCount === 0 || selection.isCollapsed) return null;
+    if (!selection || selection.rangeCount === 0 || (selection.isCollapsed && !this.blockSelection)) return null;
     const first = this._blockOf(selection.anchorNode);
     const last = this._blockOf(selection.focusNode);
-    if (!first || !last || first === last) return null;
+    if (!first || !last || (first === last && !this.blockSelection)) return null;
     let [from, to] = [this.model.indexOf(first.dataset.id), this.model.indexOf(last.dataset.id)];
     if (from > to) [from, to] = [to, from];
     const blocks = [];
@@ -625,6 +707,7 @@ export class EditorView {
     event.clipboardData.setData("text/plain", blocks.map((block) => block.text).join("\n\n"));
     event.clipboardData.setData(CLIPBOARD_TYPE, JSON.stringify({ note: this.noteId, cut, blocks }));
     if (!cut) return;
+    this._clearBlockSelection();
     const previous = this._neighbour(blocks[0].id, -1);
     this.model.transact(() => blocks.forEach((block) => this.model.deleteBlock(block.id)));
     this.refresh();
