@@ -510,6 +510,26 @@ def test_an_oversize_paste_is_sent_in_smaller_updates_and_arrives_whole(device: 
     assert block["text"] == "start" + pasted
 
 
+def test_without_local_storage_the_editor_says_so_and_warns_before_a_reload_loses_work(
+        device: Any, web_server: Server, api: httpx.Client) -> None:
+    note_id = create_note(api, "volatile\n", title="Private window")
+    context = device()
+    # As a browser that blocks site data: IndexedDB refuses to open.
+    context.add_init_script("Object.defineProperty(window, 'indexedDB', {get() { throw new DOMException('blocked', 'SecurityError'); }})")
+    page = open_note(context, web_server, note_id)
+    assert page.evaluate("() => window.fastpad.page.sync.persistent") is False
+    context.set_offline(True)
+    page.locator(".editor .block .text").first.click()
+    page.keyboard.press("End")
+    page.keyboard.type(" unsent")
+    page.wait_for_selector(".sync-status[data-state='offline']")
+    assert "do not reload" in page.locator(".sync-status").text_content()
+    with page.expect_event("dialog") as asked:
+        page.close(run_before_unload=True)  # the person tries to leave: the browser asks first
+    assert asked.value.type == "beforeunload"
+    asked.value.accept()
+
+
 # ---------------------------------------------------------------------- the shell
 
 
