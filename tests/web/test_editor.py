@@ -337,40 +337,28 @@ def test_undo_on_one_device_takes_back_only_its_own_typing(device: Any, web_serv
 # ---------------------------------------------------------------------- links
 
 
-def test_double_bracket_picks_a_note_and_the_edge_shows_as_a_backlink_with_its_sentence(
-        device: Any, web_server: Server, api: httpx.Client) -> None:
-    target_id = create_note(api, "The target's body.\n", title="Quarterly roadmap")
-    source_id = create_note(api, "", title="Planning")
+@pytest.mark.parametrize("typed, target, written", [
+    ("We follow the [[Quarter", "Quarterly roadmap", "We follow the [[Quarterly roadmap]] closely."),
+    ("We follow @ada", "Ada Lovelace", "We follow @[[Ada Lovelace]] closely."),
+], ids=["double-bracket", "at-mention"])
+def test_the_note_picker_links_a_note_and_the_target_shows_the_backlink_with_its_sentence(
+        device: Any, web_server: Server, api: httpx.Client, typed: str, target: str, written: str) -> None:
+    target_id = create_note(api, "The target's body.\n", title=target)
+    source_id = create_note(api, "", title=f"Planning with {target}")
     page = open_note(device(), web_server, source_id)
     page.locator(".editor .block .text").first.click()
-    page.keyboard.type("We follow the [[Quarter")
-    page.wait_for_selector(".popup-item.active:has-text('Quarterly roadmap')")
+    page.keyboard.type(typed)
+    page.wait_for_selector(f".popup-item.active:has-text('{target}')")
     page.keyboard.press("Enter")
     page.keyboard.type(" closely.")
     wait_saved(page)
-    assert [block["text"] for block in server_blocks(api, source_id)] == ["We follow the [[Quarterly roadmap]] closely."]
+    assert [block["text"] for block in server_blocks(api, source_id)] == [written]
 
     page.goto(f"{web_server.base_url}/notes/{target_id}")
-    backlink = page.locator(".backlinks .backlink", has_text="Planning")
+    backlink = page.locator(".backlinks .backlink", has_text=f"Planning with {target}")
     backlink.wait_for()
-    assert "We follow the [[Quarterly roadmap]] closely." in backlink.locator(".evidence").text_content()
+    assert written in backlink.locator(".evidence").text_content()
     assert backlink.get_by_role("link").get_attribute("href") == f"/notes/{source_id}"
-
-
-def test_at_opens_the_note_picker_and_the_mention_is_an_edge(device: Any, web_server: Server,
-                                                              api: httpx.Client) -> None:
-    target_id = create_note(api, "Ada's notes.\n", title="Ada Lovelace")
-    source_id = create_note(api, "", title="Meeting")
-    page = open_note(device(), web_server, source_id)
-    page.locator(".editor .block .text").first.click()
-    page.keyboard.type("Asked @ada")
-    page.wait_for_selector(".popup-item.active:has-text('Ada Lovelace')")
-    page.keyboard.press("Enter")
-    page.keyboard.type(" about engines.")
-    wait_saved(page)
-    assert [block["text"] for block in server_blocks(api, source_id)] == ["Asked @[[Ada Lovelace]] about engines."]
-    page.goto(f"{web_server.base_url}/notes/{target_id}")
-    page.locator(".backlinks .backlink", has_text="Meeting").wait_for()
 
 
 # ---------------------------------------------------------------------- sync under failure

@@ -1,9 +1,12 @@
 // Every note's summary (title, types, state), for the sidebar, the lists, the palette and the
 // [[ picker. Read once through GET /v1/notes; afterwards only the notes the change feed
 // names are read again (one GET each, gathered over a short wait), so typing in a large
-// workspace never re-reads the whole list.
+// workspace never re-reads the whole list. Typing is the feed's commonest change, and the
+// GET returns the whole note: a note typed in elsewhere is re-read at most every
+// OPS_EVERY_MS, and the note open here never (its page keeps its summary current).
 const PAGE = 200;
 const GATHER_MS = 400;
+const OPS_EVERY_MS = 10_000;
 
 export class NotesIndex {
   constructor(api, feed) {
@@ -12,8 +15,19 @@ export class NotesIndex {
     this.listeners = new Set();
     this.loaded = null;
     this.stale = new Set();
+    this.readAt = new Map(); // note id -> when it was last re-read for typing
+    this.openNoteId = null;
     feed.listen((changes) => {
-      for (const change of changes) if (change.note_id) this.stale.add(change.note_id);
+      for (const change of changes) {
+        if (!change.note_id) continue;
+        if (change.kind === "ops") {
+          if (change.note_id === this.openNoteId) continue;
+          if (Date.now() - (this.readAt.get(change.note_id) ?? 0) < OPS_EVERY_MS) continue;
+          this.readAt.set(change.note_id, Date.now());
+        }
+        this.stale.add(change.note_id);
+      }
+      if (!this.stale.size) return;
       clearTimeout(this.timer);
       this.timer = setTimeout(() => this._refreshStale(), GATHER_MS);
     });

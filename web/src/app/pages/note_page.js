@@ -44,6 +44,7 @@ export class NotePage {
     }
     if (this.closed) return this.sync.stop();
     this.model = this.sync.model;
+    app.index.openNoteId = this.noteId;
     this._build();
     this.unlistenIndex = app.index.listen(() => this._renderState());
     this._beforeUnload = (event) => {
@@ -58,6 +59,7 @@ export class NotePage {
 
   close() {
     this.closed = true;
+    if (this.app.index.openNoteId === this.noteId) this.app.index.openNoteId = null;
     this.sync?.stop();
     this.editor?.destroy();
     this.unlistenIndex?.();
@@ -95,10 +97,12 @@ export class NotePage {
     this._loadBacklinks();
   }
 
+  // The title on screen, in the top bar and in the sidebar's summary of this note.
   _renderTitle() {
     const title = this.model.title || "Untitled";
     this.app.heading.textContent = title;
     document.title = `${title} · Fastpad`;
+    if (this._summary() && this._summary().title !== this.model.title) this.app.index.put({ id: this.noteId, title: this.model.title });
   }
 
   _remote(changes) {
