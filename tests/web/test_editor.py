@@ -44,18 +44,24 @@ def session_state(browser: Any, web_server: Server) -> dict:
 
 @pytest.fixture
 def device(browser: Any, session_state: dict) -> Iterator[Any]:
-    """A factory of signed-in browser contexts (devices), closed after the test."""
-    opened = []
+    """A factory of signed-in browser contexts (devices), closed after the test. A test fails
+    if a page threw or logged an error of its own (a refused request's log line is the
+    browser's, and expected where a test provokes one)."""
+    opened, errors = [], []
 
     def open_device(**options: Any) -> Any:
         context = browser.new_context(viewport=options.pop("viewport", VIEWPORT), storage_state=session_state, **options)
         context.set_default_timeout(10_000)
+        context.on("weberror", lambda error: errors.append(str(error.error)))
+        context.on("console", lambda message: message.type == "error"
+                   and not message.text.startswith("Failed to load resource") and errors.append(message.text))
         opened.append(context)
         return context
 
     yield open_device
     for context in opened:
         context.close()
+    assert errors == [], errors
 
 
 @pytest.fixture(scope="module")

@@ -321,7 +321,11 @@ function tooLarge(error) {
 }
 
 function classify(error) {
-  if (!(error instanceof ApiError) || error.offline) return { state: "offline", halt: false };
+  if (!(error instanceof ApiError)) {
+    console.error(error); // a fault of this page's own: said as one, and retried
+    return { state: "fault", halt: false };
+  }
+  if (error.offline) return { state: "offline", halt: false };
   if (error.status === 401) return { state: "session-ended", halt: false };
   if (error.status === 404) return { state: "deleted", halt: true };
   if (error.status === 409 && error.problem?.reason === "trashed") return { state: "trashed", halt: true };

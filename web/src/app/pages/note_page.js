@@ -36,7 +36,7 @@ export class NotePage {
         feed: app.feed,
         noteId: this.noteId,
         onStatus: (status) => this._status(status),
-        onRemote: () => this._remote(),
+        onRemote: (changes) => this._remote(changes),
       });
     } catch (error) {
       app.show("Not opened", el("section", { class: "list" }, el("h1", {}, "This note could not be opened"), el("p", {}, explain(error, "Opening it failed")), link("/", "Go home")));
