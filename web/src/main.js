@@ -4,9 +4,15 @@
 import "./app/style.css";
 import init from "loro-crdt/web";
 import wasmUrl from "loro-crdt/web/loro_wasm_bg.wasm";
-import { startApp } from "./app/app.js";
+import { prefetchFor, startApp } from "./app/app.js";
+import { Api } from "./sync/api.js";
+import { openDeviceStore } from "./sync/device_store.js";
 
-await init({ module_or_path: new URL(wasmUrl, import.meta.url) });
 const config = JSON.parse(document.getElementById("fastpad-config").textContent);
-await startApp(document.getElementById("app"), config);
+const api = new Api({ csrfToken: config.csrfToken });
+// What this page will need — its first requests, the device store — is on its way while the wasm compiles.
+prefetchFor(api, location.pathname);
+const store = openDeviceStore();
+await init({ module_or_path: new URL(wasmUrl, import.meta.url) });
+await startApp(document.getElementById("app"), config, { api, store });
 if ("serviceWorker" in navigator) navigator.serviceWorker.register("/sw.js").catch(() => {});

@@ -11,9 +11,10 @@ import { listPage, searchPage } from "./pages/lists.js";
 import { NotePage } from "./pages/note_page.js";
 import { Palette } from "./palette.js";
 
+const NOTE_PATH = /^\/notes\/([0-9A-HJKMNP-TV-Z]{26})$/;
 const ROUTES = [
   [/^\/$/, () => ({ kind: "list", list: "recent" })],
-  [/^\/notes\/([0-9A-HJKMNP-TV-Z]{26})$/, (match) => ({ kind: "note", id: match[1] })],
+  [NOTE_PATH, (match) => ({ kind: "note", id: match[1] })],
   [/^\/inbox$/, () => ({ kind: "list", list: "inbox" })],
   [/^\/archive$/, () => ({ kind: "list", list: "archive" })],
   [/^\/trash$/, () => ({ kind: "list", list: "trash" })],
@@ -21,9 +22,17 @@ const ROUTES = [
   [/^\/search$/, () => ({ kind: "search", query: new URLSearchParams(location.search).get("q") ?? "" })],
 ];
 
-export async function startApp(root, config) {
-  const api = new Api({ csrfToken: config.csrfToken });
-  const store = await openDeviceStore();
+// The first requests a page at `path` makes: the feed's end, the notes list, and an open
+// note's history. Asked for before the app starts, they are answered by the time it asks.
+export function prefetchFor(api, path) {
+  api.prefetch("/v1/changes", { query: { start: "latest" } });
+  api.prefetch("/v1/notes", { query: NotesIndex.FIRST_PAGE });
+  const note = NOTE_PATH.exec(path);
+  if (note) api.prefetch(`/v1/notes/${note[1]}/updates`, { accept: "application/octet-stream" });
+}
+
+export async function startApp(root, config, { api = new Api({ csrfToken: config.csrfToken }), store = openDeviceStore() } = {}) {
+  store = await store;
   const feed = new ChangeFeed(api);
   const app = new App(root, { api, store, feed, config });
   await app.start();

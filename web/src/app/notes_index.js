@@ -9,6 +9,8 @@ const GATHER_MS = 400;
 const OPS_EVERY_MS = 10_000;
 
 export class NotesIndex {
+  static FIRST_PAGE = { limit: PAGE, include_archived: true, include_trashed: true };
+
   constructor(api, feed) {
     this.api = api;
     this.notes = new Map();
@@ -66,9 +68,7 @@ export class NotesIndex {
     const notes = new Map();
     let cursor = null;
     do {
-      const page = await this.api.json("GET", "/v1/notes", {
-        query: { limit: PAGE, cursor, include_archived: true, include_trashed: true },
-      });
+      const page = await this.api.json("GET", "/v1/notes", { query: { ...NotesIndex.FIRST_PAGE, cursor } });
       for (const note of page.items) notes.set(note.id, note);
       cursor = page.next_cursor;
     } while (cursor);

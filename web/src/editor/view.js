@@ -18,6 +18,7 @@ import { PopupMenu } from "./menu.js";
 import { BLOCK_MENU, CALLOUT_KINDS, TABLE_HEADER, TABLE_ROW, enterShortcutFor, filterMenu, shortcutFor } from "./shortcuts.js";
 
 const CLIPBOARD_TYPE = "application/x-fastpad-blocks";
+const GROUP_SIZE = 64; // blocks per rendering group (see _place)
 const TEXT_TYPES = new Set(["heading", "paragraph", "list_item", "task", "quote", "callout", "code", "table_row"]);
 const isMac = typeof navigator !== "undefined" && /Mac|iPhone|iPad/.test(navigator.platform);
 
@@ -54,11 +55,35 @@ export class EditorView {
 
   render() {
     this.rendered.clear();
-    const fragment = document.createDocumentFragment();
+    this.root.replaceChildren();
     const blocks = this.model.blocks();
-    blocks.forEach((block, index) => fragment.appendChild(this._blockElement(block, blocks[index - 1])));
-    this.root.replaceChildren(fragment);
+    this._place(blocks.map((block, index) => this._blockElement(block, blocks[index - 1])));
     if (!blocks.length) this._ensureOneBlock();
+  }
+
+  // Puts the block elements, in order, into groups of GROUP_SIZE. The browser lays out and
+  // paints only the groups on screen (`content-visibility: auto` per group, see style.css), so
+  // a keystroke in a note of thousands of blocks costs what one group costs. Elements already
+  // in place are not touched; a block added or removed shifts one element per later group.
+  _place(elements) {
+    const needed = Math.max(1, Math.ceil(elements.length / GROUP_SIZE));
+    while (this.root.children.length < needed) this.root.appendChild(Object.assign(document.createElement("div"), { className: "block-group" }));
+    while (this.root.children.length > needed) this.root.lastElementChild.remove();
+    for (let g = 0; g < needed; g++) {
+      const group = this.root.children[g];
+      const slice = elements.slice(g * GROUP_SIZE, (g + 1) * GROUP_SIZE);
+      slice.forEach((element, i) => {
+        const current = group.children[i];
+        if (current !== element) group.insertBefore(element, current ?? null);
+      });
+      // What is left over belongs to later groups: hand it on, in order.
+      const next = this.root.children[g + 1];
+      while (group.children.length > slice.length) {
+        const extra = group.lastElementChild;
+        if (next) next.prepend(extra);
+        else extra.remove();
+      }
+    }
   }
 
   // Brings the screen in line with the model after an import or an undo: only blocks that
@@ -70,11 +95,16 @@ export class EditorView {
     if (changes && !changes.structural) return this._refreshBlocks(changes.blocks);
     const cursors = this._caretCursor();
     const blocks = this.model.blocks();
-    const keep = new Set();
-    let previousElement = null;
+    const keep = new Set(blocks.map((block) => block.id).filter(Boolean));
+    for (const [id, shown] of this.rendered) {
+      if (!keep.has(id)) {
+        shown.element.remove();
+        this.rendered.delete(id);
+      }
+    }
+    const elements = [];
     blocks.forEach((block, index) => {
       if (!block.id) return;
-      keep.add(block.id);
       const shown = this.rendered.get(block.id);
       let element = shown?.element;
       if (!shown || shown.key !== blockKey(block, blocks[index - 1])) {
@@ -82,16 +112,9 @@ export class EditorView {
         if (element) element.replaceWith(replacement);
         element = replacement;
       }
-      const expected = previousElement ? previousElement.nextSibling : this.root.firstChild;
-      if (expected !== element) this.root.insertBefore(element, expected);
-      previousElement = element;
+      elements.push(element);
     });
-    for (const [id, shown] of this.rendered) {
-      if (!keep.has(id)) {
-        shown.element.remove();
-        this.rendered.delete(id);
-      }
-    }
+    this._place(elements);
     if (!blocks.length) this._ensureOneBlock();
     this._restoreCursor(cursors);
   }
@@ -113,7 +136,7 @@ export class EditorView {
   _ensureOneBlock() {
     // An empty note still gets a paragraph to type into.
     const id = this.model.insertBlock(0, { type: "paragraph" });
-    this.root.appendChild(this._blockElement(this.model.block(id), null));
+    this._place([this._blockElement(this.model.block(id), null)]);
   }
 
   _blockElement(block, previous) {
@@ -131,6 +154,7 @@ export class EditorView {
     if (block.type === "heading") element.dataset.level = String(attrs.level);
     if (LIST_TYPES.has(block.type)) {
       element.style.setProperty("--depth", String(attrs.depth));
+      element.classList.toggle("checked", block.type === "task" && attrs.checked);
       element.appendChild(this._listMarker(block));
     }
     if (block.type === "callout") element.appendChild(this._calloutHeader(block));

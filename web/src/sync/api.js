@@ -20,6 +20,33 @@ export class Api {
   constructor({ csrfToken, base = "" }) {
     this.csrfToken = csrfToken;
     this.base = base;
+    this.early = new Map(); // URL -> a GET already on its way (prefetch)
+  }
+
+  // Starts a GET before anything asks for it (while the wasm compiles, say); the first
+  // request for the same URL takes its answer instead of asking again.
+  prefetch(path, { query, accept = "application/json" } = {}) {
+    const url = this._url(path, query);
+    if (this.early.has(url.href)) return;
+    const answer = fetch(url, this._init("GET", { accept }));
+    answer.catch(() => {}); // a failure is the asker's to handle, once it asks
+    this.early.set(url.href, answer);
+  }
+
+  _url(path, query) {
+    const url = new URL(this.base + path, location.origin);
+    for (const [key, value] of Object.entries(query ?? {})) {
+      if (value === undefined || value === null) continue;
+      for (const item of [].concat(value)) url.searchParams.append(key, String(item));
+    }
+    return url;
+  }
+
+  _init(method, { json, accept = "application/json", signal } = {}) {
+    const headers = { accept };
+    if (method !== "GET") headers["x-csrf-token"] = this.csrfToken;
+    if (json !== undefined) headers["content-type"] = "application/json";
+    return { method, headers, body: json === undefined ? undefined : JSON.stringify(json), credentials: "same-origin", cache: "no-store", signal };
   }
 
   // A mutation refused for its CSRF token means this page outlived its session (the person
@@ -36,24 +63,12 @@ export class Api {
   }
 
   async _send(method, path, { json, query, accept = "application/json", signal } = {}) {
-    const url = new URL(this.base + path, location.origin);
-    for (const [key, value] of Object.entries(query ?? {})) {
-      if (value === undefined || value === null) continue;
-      for (const item of [].concat(value)) url.searchParams.append(key, String(item));
-    }
-    const headers = { accept };
-    if (method !== "GET") headers["x-csrf-token"] = this.csrfToken;
-    if (json !== undefined) headers["content-type"] = "application/json";
+    const url = this._url(path, query);
+    const early = method === "GET" ? this.early.get(url.href) : undefined;
+    this.early.delete(url.href);
     let response;
     try {
-      response = await fetch(url, {
-        method,
-        headers,
-        body: json === undefined ? undefined : JSON.stringify(json),
-        credentials: "same-origin",
-        cache: "no-store",
-        signal,
-      });
+      response = await (early ?? fetch(url, this._init(method, { json, accept, signal })));
     } catch (error) {
       if (error?.name === "AbortError") throw error;
       throw new ApiError({ detail: "The server could not be reached." });

@@ -204,7 +204,7 @@ export class NoteSync {
       if (!tooLarge(error)) throw error;
       await this._sendInPieces();
     }
-    await this._acknowledge(keys);
+    this._acknowledge(keys);
     return true;
   }
 
@@ -231,11 +231,13 @@ export class NoteSync {
     });
   }
 
-  async _acknowledge(keys) {
+  // The server holds these now: they are no longer unsent at once, and marked so in the
+  // device log behind the writes queued before (a crash in between only means a harmless resend).
+  _acknowledge(keys) {
     const done = new Set(keys);
     this.unsent = this.unsent.filter((seq) => !done.has(seq));
-    await this.written;
-    if (keys.length) await this.store.acknowledge(this.noteId, keys).catch(() => {});
+    if (!keys.length) return;
+    this.written = this.written.then(() => this.store.acknowledge(this.noteId, keys)).catch(() => {});
     for (const _ of keys) this._logged(true);
   }
 
