@@ -10,7 +10,7 @@ import base64
 import uuid
 
 import pytest
-from loro import ExportMode, LoroDoc
+from loro import EncodedBlobMode, ExportMode, LoroDoc
 
 from fastpad.notes import NoteDocument
 
@@ -154,8 +154,25 @@ def test_updates_since_a_frontier_carry_only_what_is_new(owner, client_copy) -> 
     assert "app;dur=" in since.headers["server-timing"]
 
 
-def test_agents_get_no_raw_note_state(server, owner) -> None:
+def test_a_snapshot_opens_the_same_note_an_update_replay_does_and_takes_updates_after_it(owner, client_copy) -> None:
+    note = _note(owner, "snap", "shot")
+    response = owner.get(f"/v1/notes/{note['id']}/snapshot")
+    assert response.status_code == 200, response.text
+    assert LoroDoc.decode_import_blob_meta(response.content, True).mode == EncodedBlobMode.Snapshot
+    opened = NoteDocument.load(response.content)
+    replayed, frontier = client_copy(note["id"])
+    assert response.headers["x-fastpad-frontier"] == frontier == opened.frontier()
+    assert opened.blocks() == replayed.blocks()
+    opened.replace_text(opened.blocks()[0].id, "snap, edited")
+    sent = owner.post(f"/v1/notes/{note['id']}/ops", json={"ops": b64(opened.export_updates(frontier)),
+                                                         "expectedFrontier": frontier})
+    assert sent.status_code == 200, sent.text
+    assert owner.get(f"/v1/notes/{note['id']}").json()["blocks"][0]["text"] == "snap, edited"
+
+
+@pytest.mark.parametrize("route", ["updates", "snapshot"])
+def test_agents_get_no_raw_note_state(server, owner, route: str) -> None:
     note = _note(owner, "private words")
     with server.client(server.token("reader")) as reader:
-        response = reader.get(f"/v1/notes/{note['id']}/updates")
+        response = reader.get(f"/v1/notes/{note['id']}/{route}")
     assert_problem(response, 403, "policy-denied", server.base_url)

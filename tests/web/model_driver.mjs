@@ -79,7 +79,7 @@ function apply(model, edit, ids) {
 }
 
 function run(script) {
-  const model = NoteModel.fromUpdates(fromBase64(script.base));
+  const model = NoteModel.fromExport(fromBase64(script.base));
   const ids = {};
   for (const [at, edit] of script.edits.entries()) {
     try {

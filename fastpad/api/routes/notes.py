@@ -225,6 +225,19 @@ def note_updates(request: Request, note_id: NoteId, caller: Authenticated, since
     return Response(blob, media_type="application/octet-stream", headers={"x-fastpad-frontier": frontier})
 
 
+@router.get(
+    "/{note_id}/snapshot",
+    summary="The note as one Loro snapshot (history and state), for an editor acting for a person to open it",
+    responses={200: {"content": {"application/octet-stream": {"schema": {"type": "string", "format": "binary"}}}},
+               **problems(_403="policy-denied: agents read notes through fastpad_fetch", _404="not-found")},
+)
+def note_snapshot(request: Request, note_id: NoteId, caller: Authenticated) -> Response:
+    if caller.elsewhere:
+        raise nowhere()
+    blob, frontier = request.app.state.deployment.notes.snapshot(caller.principal, note_id)
+    return Response(blob, media_type="application/octet-stream", headers={"x-fastpad-frontier": frontier})
+
+
 def _lifecycle(action: str, summary: str) -> None:
     async def endpoint(
         request: Request,

@@ -28,7 +28,7 @@ export function prefetchFor(api, path) {
   api.prefetch("/v1/changes", { query: { start: "latest" } });
   api.prefetch("/v1/notes", { query: NotesIndex.FIRST_PAGE });
   const note = NOTE_PATH.exec(path);
-  if (note) api.prefetch(`/v1/notes/${note[1]}/updates`, { accept: "application/octet-stream" });
+  if (note) api.prefetch(`/v1/notes/${note[1]}/snapshot`, { accept: "application/octet-stream" });
 }
 
 export async function startApp(root, config, { api = new Api({ csrfToken: config.csrfToken }), store = openDeviceStore() } = {}) {

@@ -25,9 +25,12 @@ export class NoteModel {
     this._depth = 0;
   }
 
-  static fromUpdates(bytes) {
+  // A note from a Loro export: a snapshot, or updates that hold its whole history.
+  static fromExport(bytes) {
     const model = new NoteModel();
-    model.importUpdates(bytes);
+    // No listener while it loads: Loro then builds no events for the whole note (on a large note
+    // that was most of the time to open it), and a snapshot's state is decoded only when read.
+    if (bytes?.length) model.doc.import(bytes);
     return model;
   }
 
