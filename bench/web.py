@@ -120,7 +120,7 @@ OPEN_PROBE = """(path, blocks) => {
       main_js: arrived((u) => /\/main-[^/]*\.js$/.test(u.pathname)),
       wasm: arrived((u) => u.pathname.endsWith('.wasm')),
       feed_start: arrived((u) => u.pathname === '/v1/changes' && u.searchParams.get('start') === 'latest'),
-      note_updates: arrived((u) => u.pathname.endsWith('/updates')),
+      note_snapshot: arrived((u) => u.pathname.endsWith('/snapshot')),
     };
     requestAnimationFrame(() => {
       probe.frame = performance.now();
@@ -283,7 +283,7 @@ def opens(context: BrowserContext, console: Console, base_url: str, note_id: str
     return {
         "cold_first_open": cold,
         "warm_phases_p50_ms": {name: {"arrived": phase(name, "end"), "server": phase(name, "server")}
-                               for name in ("shell", "main_js", "wasm", "feed_start", "note_updates")},
+                               for name in ("shell", "main_js", "wasm", "feed_start", "note_snapshot")},
         "painted": percentiles([run["painted"] for run in warm]),
         "frame": percentiles([run["frame"] for run in warm]),
         "dom": percentiles([run["dom"] for run in warm]),
