@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import base64
 import re
+import time
 from collections.abc import Iterator
 from typing import Any
 
@@ -436,6 +437,33 @@ def test_a_stale_frontier_after_a_concurrent_api_write_is_resolved_with_nothing_
     page.wait_for_function("() => document.querySelectorAll('.editor .block').length === 2")
 
 
+def test_a_wait_the_server_asks_for_is_honoured_and_not_cut_short_by_focus(device: Any, web_server: Server,
+                                                                          api: httpx.Client) -> None:
+    note_id = create_note(api, "busy\n", title="Retry after")
+    context = device()
+    page = open_note(context, web_server, note_id)
+    posts: list[float] = []
+    problem = ('{"type": "https://fastpad.ai/errors/rate-limited", "title": "Rate limited", "status": 429, '
+               '"retryable": true, "retry_after_ms": 1500}')
+
+    def first_refused(route: Any) -> None:
+        posts.append(time.monotonic() * 1000)
+        if len(posts) == 1:
+            route.fulfill(status=429, content_type="application/problem+json", body=problem)
+        else:
+            route.continue_()
+
+    page.route("**/v1/notes/*/ops", first_refused)
+    page.locator(".editor .block .text").first.click()
+    page.keyboard.press("End")
+    page.keyboard.type(" later")
+    page.wait_for_selector(".sync-status[data-state='rate-limited']")
+    page.evaluate("() => { window.dispatchEvent(new Event('focus')); window.dispatchEvent(new Event('online')); }")
+    wait_saved(page)
+    assert len(posts) == 2 and posts[1] - posts[0] >= 1400, posts  # the server's 1.5 s, whatever the tab did
+    assert [block["text"] for block in server_blocks(api, note_id)] == ["busy later"]
+
+
 def test_a_note_trashed_while_open_keeps_the_text_and_says_so(device: Any, web_server: Server,
                                                               api: httpx.Client) -> None:
     note_id = create_note(api, "keep me\n", title="Trashed while open")
@@ -570,6 +598,11 @@ def test_the_shell_lists_recent_notes_types_inbox_archive_and_trash(device: Any,
     page.locator(".nav a[href='/archive']").click()
     page.locator(".note-row", has_text="Old idea").wait_for()
     screenshot(page, "shell")
+
+    page.get_by_role("search").get_by_role("searchbox").fill("project")
+    page.keyboard.press("Enter")
+    page.wait_for_url("**/search?q=project")
+    page.locator(".results li", has_text="Launch plan").wait_for()
 
     page.goto(f"{web_server.base_url}/notes/{typed}")
     page.get_by_role("button", name="Move to trash").click()

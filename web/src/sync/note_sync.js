@@ -114,7 +114,7 @@ export class NoteSync {
       const seq = ++this.seq;
       this.unsent.push(seq);
       this.written = this.written.then(() => this.store.add(this.noteId, seq, bytes)).catch(() => {});
-      this._setState(this.halted ? this.state : "saving");
+      this._saving();
       this.kick();
     });
     this.wake = () => {
@@ -169,7 +169,7 @@ export class NoteSync {
     this.running = true;
     let staleRounds = 0;
     try {
-      while (!this.stopped) {
+      while (!this.stopped && !this.halted) {
         if (this.needPull) {
           this.needPull = false;
           await this._pull();
@@ -178,7 +178,10 @@ export class NoteSync {
           else if (++staleRounds > MAX_STALE_ROUNDS) throw new ApiError({ status: 409, slug: "stale-frontier", detail: "The note keeps changing under this save." });
         } else break;
       }
+      // Halted meanwhile (the note went to the trash while this ran): that stays what the bar says.
+      if (this.halted) return;
       this.attempt = 0;
+      this.detail = "";
       this._setState("saved");
     } catch (error) {
       if (error?.name !== "AbortError") this._failed(error);
@@ -194,7 +197,7 @@ export class NoteSync {
     const keys = [...this.unsent];
     const doc = this.model.doc;
     const bytes = doc.export({ mode: "update", from: doc.frontiersToVV(frontierFromString(this.serverFrontier)) });
-    this._setState("saving");
+    this._saving();
     try {
       this.serverFrontier = (await this._post(bytes)).frontier;
     } catch (error) {
@@ -310,6 +313,12 @@ export class NoteSync {
       this.timer = null;
       this.kick();
     }, delay);
+  }
+
+  // A failure stays named while more is typed and while retries run: the bar says what the
+  // next attempt is up against, not "Saving…" over and over.
+  _saving() {
+    if (this.state === "saved" || this.state === "loading") this._setState("saving");
   }
 
   _setState(state) {
