@@ -37,7 +37,7 @@ SHELL_HEADERS = {
     "referrer-policy": "same-origin",
     "cache-control": "no-store",
 }
-# The paths the app's router owns (web/src/app/router.js): each is the same shell.
+# The paths the app's router owns (ROUTES in web/src/app/app.js): each is the same shell.
 APP_PATHS = ("/", "/notes/{note_id}", "/inbox", "/archive", "/trash", "/types/{type_name}", "/search")
 _MEDIA = {".js": "text/javascript", ".css": "text/css", ".wasm": "application/wasm", ".json": "application/json"}
 

@@ -15,7 +15,7 @@ import { UndoManager } from "loro-crdt/web";
 import { LIST_TYPES, MAX_DEPTH, tableCells } from "../model/blocks.js";
 import { caretOffset, caretOnEdgeLine, placeCaret, readText, selectionOffsets, writeText } from "./dom.js";
 import { PopupMenu } from "./menu.js";
-import { BLOCK_MENU, CALLOUT_KINDS, TABLE_HEADER, TABLE_ROW, enterShortcutFor, filterMenu, shortcutFor } from "./shortcuts.js";
+import { CALLOUT_KINDS, TABLE_HEADER, TABLE_ROW, enterShortcutFor, filterMenu, shortcutFor } from "./shortcuts.js";
 
 const CLIPBOARD_TYPE = "application/x-fastpad-blocks";
 const GROUP_SIZE = 64; // blocks per rendering group (see _place)
@@ -807,4 +807,3 @@ function placeholderFor(block) {
   return "";
 }
 
-export { BLOCK_MENU };
