@@ -76,6 +76,19 @@ def migrations(backend: str) -> list[tuple[int, str, str]]:
     return found
 
 
+
+# One block row rewritten (content and provenance, with its last writer), and one whose
+# provenance alone changed (a review keeps the writer): shared by both projection paths.
+_UPDATE_BLOCK = (
+    "UPDATE blocks SET position = ?, type = ?, text = ?, attrs = ?, origin = ?, review_state = ?,"
+    " updated_at = ?, author_kind = ?, author_id = ?, author_token_id = ?, written_at = ?"
+    " WHERE workspace_id = ? AND note_id = ? AND block_id = ?"
+)
+_REVIEW_BLOCK = (
+    "UPDATE blocks SET position = ?, origin = ?, review_state = ?, updated_at = ?"
+    " WHERE workspace_id = ? AND note_id = ? AND block_id = ?"
+)
+
 class Dialect:
     """How one backend spells placeholders and values."""
 
@@ -618,17 +631,8 @@ class WorkspaceTx:
             else:
                 continue
             touched.append(b.block_id)
-        self._many(
-            "UPDATE blocks SET position = ?, type = ?, text = ?, attrs = ?, origin = ?, review_state = ?,"
-            " updated_at = ?, author_kind = ?, author_id = ?, author_token_id = ?, written_at = ?"
-            " WHERE workspace_id = ? AND note_id = ? AND block_id = ?",
-            updates,
-        )
-        self._many(
-            "UPDATE blocks SET position = ?, origin = ?, review_state = ?, updated_at = ?"
-            " WHERE workspace_id = ? AND note_id = ? AND block_id = ?",
-            reviews,
-        )
+        self._many(_UPDATE_BLOCK, updates)
+        self._many(_REVIEW_BLOCK, reviews)
         return touched
 
     def _project(
@@ -672,17 +676,8 @@ class WorkspaceTx:
             " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
             inserts,
         )
-        self._many(
-            "UPDATE blocks SET position = ?, type = ?, text = ?, attrs = ?, origin = ?, review_state = ?,"
-            " updated_at = ?, author_kind = ?, author_id = ?, author_token_id = ?, written_at = ?"
-            " WHERE workspace_id = ? AND note_id = ? AND block_id = ?",
-            updates,
-        )
-        self._many(
-            "UPDATE blocks SET position = ?, origin = ?, review_state = ?, updated_at = ?"
-            " WHERE workspace_id = ? AND note_id = ? AND block_id = ?",
-            reviews,
-        )
+        self._many(_UPDATE_BLOCK, updates)
+        self._many(_REVIEW_BLOCK, reviews)
         self._many(
             "UPDATE blocks SET position = ? WHERE workspace_id = ? AND note_id = ? AND block_id = ?", moves
         )
