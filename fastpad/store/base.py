@@ -76,7 +76,6 @@ def migrations(backend: str) -> list[tuple[int, str, str]]:
     return found
 
 
-
 # One block row rewritten (content and provenance, with its last writer), and one whose
 # provenance alone changed (a review keeps the writer): shared by both projection paths.
 _UPDATE_BLOCK = (
@@ -88,6 +87,7 @@ _REVIEW_BLOCK = (
     "UPDATE blocks SET position = ?, origin = ?, review_state = ?, updated_at = ?"
     " WHERE workspace_id = ? AND note_id = ? AND block_id = ?"
 )
+
 
 class Dialect:
     """How one backend spells placeholders and values."""
