@@ -496,6 +496,14 @@ def test_a_session_ended_elsewhere_keeps_the_text_and_says_to_sign_in(browser: A
         other.goto(f"{web_server.base_url}/")
         other.get_by_role("button", name="Sign out").click()
         other.wait_for_url("**/signin")
+        # Signing out leaves no copy of a note on this device, nor the app's cached shell —
+        # only the edit still on its way (typed below, in the tab that outlived the session).
+        kept = other.evaluate("""async () => {
+            const db = await new Promise((ok, no) => { const r = indexedDB.open('fastpad'); r.onsuccess = () => ok(r.result); r.onerror = no; });
+            const count = (name) => new Promise((ok) => { const r = db.transaction(name).objectStore(name).count(); r.onsuccess = () => ok(r.result); });
+            return {notes: await count('notes'), caches: (await caches.keys()).length};
+        }""")
+        assert kept == {"notes": 0, "caches": 0}, kept
         page.locator(".editor .block .text").first.click()
         page.keyboard.press("End")
         page.keyboard.type(" continued")

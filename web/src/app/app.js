@@ -93,7 +93,7 @@ class App {
         el("a", { href: "/settings/tokens" }, "Agents & tokens"),
         el(
           "form",
-          { method: "post", action: "/signout" },
+          { method: "post", action: "/signout", onsubmit: (event) => this._signOut(event) },
           el("input", { type: "hidden", name: "csrf_token", value: this.config.csrfToken }),
           el("button", { type: "submit", class: "link" }, "Sign out"),
         ),
@@ -130,6 +130,18 @@ class App {
       item("/archive", "Archive", this.index.archived().length),
       item("/trash", "Trash", this.index.trashed().length),
     );
+  }
+
+  // Before the sign-out form goes: the notes this device kept, and the service worker's copy
+  // of the app (which holds this session's CSRF token), are deleted; unsent edits stay.
+  async _signOut(event) {
+    const form = event.target;
+    if (form.dataset.cleared) return;
+    event.preventDefault();
+    await this.store.forgetSeen().catch(() => {});
+    if ("caches" in window) await caches.keys().then((names) => Promise.all(names.filter((name) => name.startsWith("fastpad-")).map((name) => caches.delete(name)))).catch(() => {});
+    form.dataset.cleared = "yes";
+    form.requestSubmit();
   }
 
   _onLinkClick(event) {

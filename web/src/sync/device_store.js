@@ -101,6 +101,24 @@ class IndexedDbStore {
   loadNote(noteId) {
     return run(this.db, "notes", "readonly", (store) => store.get(noteId));
   }
+
+  // Signing out: every copy of a note this device kept goes; what was typed here and never
+  // reached the server stays, to be sent after the next sign-in.
+  forgetSeen() {
+    return new Promise((resolve, reject) => {
+      const transaction = this.db.transaction(["notes", "pending"], "readwrite");
+      transaction.objectStore("notes").clear();
+      const request = transaction.objectStore("pending").openCursor();
+      request.onsuccess = () => {
+        const cursor = request.result;
+        if (!cursor) return;
+        if (cursor.value.acked) cursor.delete();
+        cursor.continue();
+      };
+      transaction.oncomplete = () => resolve();
+      transaction.onerror = () => reject(transaction.error);
+    });
+  }
 }
 
 class MemoryStore {
@@ -132,5 +150,10 @@ class MemoryStore {
 
   async loadNote(noteId) {
     return this.notes.get(noteId);
+  }
+
+  async forgetSeen() {
+    this.notes.clear();
+    for (const [key, entry] of this.entries) if (entry.acked) this.entries.delete(key);
   }
 }
