@@ -67,6 +67,19 @@ class Editor:
         self.frontier = self.post(self.doc.export_updates(self.frontier), self.frontier)
 
 
+def _figures(small: Editor, large: Editor, timings: list[float], samples: int, suffix: str) -> dict:
+    """One-character edits on the small and the large note, a block inserted into the large one,
+    and how much dearer the large note's edit is (p50 ratio)."""
+    figures = {
+        f"small_one_char{suffix}": _series(small.type_one, timings, samples),
+        f"large_one_char{suffix}": _series(large.type_one, timings, samples),
+        f"large_insert_block{suffix}": _series(large.insert_block, timings, max(10, samples // 4)),
+    }
+    figures["large_over_small_p50"] = round(
+        figures[f"large_one_char{suffix}"]["p50_ms"] / max(figures[f"small_one_char{suffix}"]["p50_ms"], 1e-6), 2)
+    return figures
+
+
 def _series(step: Callable[[], None], timings: list[float], samples: int) -> dict:
     step()  # warm-up
     del timings[:]
@@ -100,14 +113,7 @@ def run_in_process(backend: str, samples: int, profile: bool) -> tuple[dict, str
 
             return Editor(post, state, frontier, peer_id)
 
-        small, large = editor(SMALL, 101), editor(LARGE, 102)
-        figures = {
-            "small_one_char": _series(small.type_one, timings, samples),
-            "large_one_char": _series(large.type_one, timings, samples),
-            "large_insert_block": _series(large.insert_block, timings, max(10, samples // 4)),
-        }
-        figures["large_over_small_p50"] = round(
-            figures["large_one_char"]["p50_ms"] / max(figures["small_one_char"]["p50_ms"], 1e-6), 2)
+        figures = _figures(editor(SMALL, 101), editor(LARGE, 102), timings, samples, "")
         report = None
         if profile:
             profiler = cProfile.Profile()
@@ -154,15 +160,7 @@ def run_http(samples: int) -> dict:
 
             return Editor(post, state.content, state.headers["x-fastpad-frontier"], peer_id)
 
-        small, large = editor(SMALL, 201), editor(LARGE, 202)
-        figures = {
-            "small_one_char_server": _series(small.type_one, timings, samples),
-            "large_one_char_server": _series(large.type_one, timings, samples),
-            "large_insert_block_server": _series(large.insert_block, timings, max(10, samples // 4)),
-        }
-        figures["large_over_small_p50"] = round(
-            figures["large_one_char_server"]["p50_ms"] / max(figures["small_one_char_server"]["p50_ms"], 1e-6), 2)
-        return figures
+        return _figures(editor(SMALL, 201), editor(LARGE, 202), timings, samples, "_server")
 
 
 def main() -> None:

@@ -81,21 +81,7 @@ class IndexedDbStore {
   // Folds the acked log entries up to `throughSeq` into `record` (the note's snapshot), in one
   // transaction: a crash leaves either the old pair or the new one.
   compact(record, throughSeq) {
-    return new Promise((resolve, reject) => {
-      const transaction = this.db.transaction(["notes", "pending"], "readwrite");
-      transaction.objectStore("notes").put(record);
-      const log = transaction.objectStore("pending");
-      const request = log.openCursor(IDBKeyRange.bound([record.noteId, 0], [record.noteId, throughSeq]));
-      request.onsuccess = () => {
-        const cursor = request.result;
-        if (!cursor) return;
-        if (cursor.value.acked) cursor.delete();
-        cursor.continue();
-      };
-      transaction.oncomplete = () => resolve();
-      transaction.onerror = () => reject(transaction.error);
-      transaction.onabort = () => reject(transaction.error ?? new Error("aborted"));
-    });
+    return dropAcked(this.db, (notes) => notes.put(record), IDBKeyRange.bound([record.noteId, 0], [record.noteId, throughSeq]));
   }
 
   loadNote(noteId) {
@@ -105,20 +91,27 @@ class IndexedDbStore {
   // Signing out: every copy of a note this device kept goes; what was typed here and never
   // reached the server stays, to be sent after the next sign-in.
   forgetSeen() {
-    return new Promise((resolve, reject) => {
-      const transaction = this.db.transaction(["notes", "pending"], "readwrite");
-      transaction.objectStore("notes").clear();
-      const request = transaction.objectStore("pending").openCursor();
-      request.onsuccess = () => {
-        const cursor = request.result;
-        if (!cursor) return;
-        if (cursor.value.acked) cursor.delete();
-        cursor.continue();
-      };
-      transaction.oncomplete = () => resolve();
-      transaction.onerror = () => reject(transaction.error);
-    });
+    return dropAcked(this.db, (notes) => notes.clear(), undefined);
   }
+}
+
+// In one transaction: `changeNotes(notesStore)`, then delete the acked log entries in `range`
+// (undefined: all of them). Unacked entries — work not yet on the server — are never touched.
+function dropAcked(db, changeNotes, range) {
+  return new Promise((resolve, reject) => {
+    const transaction = db.transaction(["notes", "pending"], "readwrite");
+    changeNotes(transaction.objectStore("notes"));
+    const request = transaction.objectStore("pending").openCursor(range);
+    request.onsuccess = () => {
+      const cursor = request.result;
+      if (!cursor) return;
+      if (cursor.value.acked) cursor.delete();
+      cursor.continue();
+    };
+    transaction.oncomplete = () => resolve();
+    transaction.onerror = () => reject(transaction.error);
+    transaction.onabort = () => reject(transaction.error ?? new Error("aborted"));
+  });
 }
 
 class MemoryStore {
