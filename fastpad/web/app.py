@@ -67,13 +67,15 @@ def shell(request: Request) -> Response:
         '<!doctype html><html lang="en"><head><meta charset="utf-8">'
         '<meta name="viewport" content="width=device-width, initial-scale=1">'
         '<meta name="color-scheme" content="light dark"><title>Fastpad</title><link rel="icon" href="data:,">'
-        '<link rel="stylesheet" href="/static/{css}"></head><body>'
+        '<link rel="stylesheet" href="/static/{css}">'
+        # Loro's wasm is fetched as the shell is read, not once the bundle runs and asks for it.
+        '<link rel="preload" href="/static/{wasm}" as="fetch" type="application/wasm" crossorigin></head><body>'
         '<script type="application/json" id="fastpad-config">{config}</script>'
         '<div id="app"><p class="booting">Opening Fastpad…</p></div>'
         '<noscript><p>Fastpad\'s editor needs JavaScript. Agent activity and reviews work without it: '
         '<a href="/agent-activity">Agent activity</a>.</p></noscript>'
         '<script type="module" src="/static/{js}"></script></body></html>',
-        css=assets["main.css"], js=assets["main.js"], config=Markup(data),
+        css=assets["main.css"], js=assets["main.js"], wasm=assets["loro_wasm_bg.wasm"], config=Markup(data),
     )
     return HTMLResponse(str(page), headers=dict(SHELL_HEADERS))
 

@@ -341,6 +341,46 @@ def test_undo_on_one_device_takes_back_only_its_own_typing(device: Any, web_serv
     theirs.wait_for_function("() => document.querySelector('.editor .block .text').textContent === 'theirs shared'")
 
 
+
+def test_undoing_a_split_leaves_every_later_block_editable_where_it_is(device: Any, web_server: Server,
+                                                                       api: httpx.Client) -> None:
+    """An undo that removes a block re-reads the editor's block index: typing afterwards lands in
+    the block under the caret (a stale index once sent it to the position the undone block held)."""
+    note_id = create_note(api, "first\n\nsecond\n\nthird\n", title="Undo a split")
+    page = open_note(device(), web_server, note_id)
+    click_end_of_block(page, 0)
+    page.keyboard.press("Enter")
+    page.keyboard.type("new")
+    page.wait_for_function("() => document.querySelectorAll('.editor .block').length === 4")
+    page.keyboard.press(f"{MOD}+z")
+    page.keyboard.press(f"{MOD}+z")
+    page.wait_for_function("() => document.querySelectorAll('.editor .block').length === 3")
+    click_end_of_block(page, 2)
+    page.keyboard.type(" and more")
+    wait_saved(page)
+    assert [block["text"] for block in server_blocks(api, note_id)] == ["first", "second", "third and more"]
+
+
+def test_a_long_note_shows_its_top_first_then_every_block_and_a_trashed_one_stays_read_only(
+        device: Any, web_server: Server, api: httpx.Client) -> None:
+    count = 300  # several of the editor's 64-block groups, the later ones rendered after the first frame
+    note_id = create_note(api, "\n\n".join(f"Line {i}" for i in range(count)) + "\n", title="A long note")
+    page = open_note(device(), web_server, note_id)
+    page.wait_for_function(f"() => document.querySelectorAll('.editor .block').length === {count}")
+    assert block_texts(page)[-1] == f"Line {count - 1}"
+    click_end_of_block(page, count - 1)
+    page.keyboard.type(" (the end)")
+    wait_saved(page)
+    assert server_blocks(api, note_id)[-1]["text"] == f"Line {count - 1} (the end)"
+
+    assert api.post(f"/v1/notes/{note_id}/trash", json={}).status_code == 200
+    trashed = device().new_page()
+    trashed.goto(f"{web_server.base_url}/notes/{note_id}")
+    trashed.wait_for_function(f"() => document.querySelectorAll('.editor .block').length === {count}")
+    editable = trashed.eval_on_selector_all(".editor .block .text", "els => els.filter(e => e.isContentEditable).length")
+    assert editable == 0
+
+
 # ---------------------------------------------------------------------- links
 
 

@@ -22,6 +22,8 @@ self.addEventListener("activate", (event) => {
     caches
       .keys()
       .then((names) => Promise.all(names.filter((name) => name !== CACHE).map((name) => caches.delete(name))))
+      // The shell's request starts while this worker starts up, not after.
+      .then(() => self.registration.navigationPreload?.enable())
       .then(() => self.clients.claim()),
   );
 });
@@ -33,7 +35,8 @@ self.addEventListener("fetch", (event) => {
     event.respondWith(caches.match(event.request).then((hit) => hit ?? fetch(event.request)));
   } else if (event.request.mode === "navigate" && APP_PATH.test(url.pathname)) {
     event.respondWith(
-      fetch(event.request)
+      Promise.resolve(event.preloadResponse)
+        .then((preloaded) => preloaded ?? fetch(event.request))
         .then((response) => {
           if (response.ok && !response.redirected) caches.open(CACHE).then((cache) => cache.put(SHELL, response.clone()));
           return response;

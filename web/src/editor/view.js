@@ -19,6 +19,7 @@ import { CALLOUT_KINDS, TABLE_HEADER, TABLE_ROW, enterShortcutFor, filterMenu, s
 
 const CLIPBOARD_TYPE = "application/x-fastpad-blocks";
 const GROUP_SIZE = 64; // blocks per rendering group (see _place)
+const FIRST_GROUPS = 1; // groups shown before a note opens: more blocks than a tall screen holds
 const TEXT_TYPES = new Set(["heading", "paragraph", "list_item", "task", "quote", "callout", "code", "table_row"]);
 const isMac = typeof navigator !== "undefined" && /Mac|iPhone|iPad/.test(navigator.platform);
 
@@ -32,6 +33,8 @@ export class EditorView {
     this.rendered = new Map(); // block id → {element, key}: what is on screen
     this.menu = new PopupMenu(document.body);
     this.trigger = null; // {kind: "block" | "link" | "mention", blockId, start}
+    this.fillRun = null; // the rendering of a long note's later groups, while it goes on
+    this.readOnly = false;
     this.undo = new UndoManager(model.doc, {
       mergeInterval: 600,
       maxUndoSteps: 500,
@@ -46,6 +49,7 @@ export class EditorView {
   }
 
   destroy() {
+    this._stopFilling();
     this.menu.element.remove();
     this.undo.free?.();
     this.root.replaceChildren();
@@ -53,12 +57,62 @@ export class EditorView {
 
   // -- rendering --------------------------------------------------------------------
 
+  // Shows the note: the first FIRST_GROUPS groups at once, read block by block (reading the
+  // whole note at once costs a 2,000-block note a quarter of a second in the browser before
+  // anything shows), then one group per task until all are in, so a person sees and can type
+  // into the top of a long note while the rest arrives. Every group exists from the start, so
+  // the scroll height is about right; anything that needs a block not yet shown — a refresh
+  // that moved blocks, focusing or selecting it — shows the rest first.
   render() {
+    this._stopFilling();
     this.rendered.clear();
-    this.root.replaceChildren();
-    const blocks = this.model.blocks();
-    this._place(blocks.map((block, index) => this._blockElement(block, blocks[index - 1])));
-    if (!blocks.length) this._ensureOneBlock();
+    const groups = Math.max(1, Math.ceil(this.model.length / GROUP_SIZE));
+    this.root.replaceChildren(...Array.from({ length: groups }, newGroup));
+    this.filled = 0; // groups holding their blocks, from the top
+    this._fill(FIRST_GROUPS);
+    if (!this.model.length) this._ensureOneBlock();
+    else this._fillLater();
+  }
+
+  // Renders the next `count` groups from the model as it is now.
+  _fill(count) {
+    const length = this.model.length;
+    for (let n = 0; n < count && this.filled * GROUP_SIZE < length; n++) {
+      const start = this.filled * GROUP_SIZE;
+      const blocks = this.model.blocksIn(start, Math.min(length, start + GROUP_SIZE));
+      let previous = start > 0 ? this.model.blockAt(start - 1) : null;
+      this.root.children[this.filled].append(...blocks.map((block) => {
+        const element = this._blockElement(block, previous);
+        previous = block;
+        return element;
+      }));
+      this.filled += 1;
+    }
+  }
+
+  // From after the next frame, so the first groups are on screen before the rest is rendered.
+  // A later render, refresh or _showAll ends the run (its steps see fillRun change).
+  _fillLater() {
+    if (this.filled * GROUP_SIZE >= this.model.length) return;
+    const run = (this.fillRun = {});
+    const step = () => {
+      if (this.fillRun !== run) return;
+      this._fill(1);
+      if (this.filled * GROUP_SIZE < this.model.length) setTimeout(step, 0);
+      else this.fillRun = null;
+    };
+    requestAnimationFrame(() => setTimeout(step, 0));
+  }
+
+  _stopFilling() {
+    this.fillRun = null;
+  }
+
+  // Every block on screen now: for what needs a block the background fill has not reached.
+  _showAll() {
+    if (this.fillRun === null) return;
+    this._stopFilling();
+    this._fill(Infinity);
   }
 
   // Puts the block elements, in order, into groups of GROUP_SIZE. The browser lays out and
@@ -67,7 +121,7 @@ export class EditorView {
   // in place are not touched; a block added or removed shifts one element per later group.
   _place(elements) {
     const needed = Math.max(1, Math.ceil(elements.length / GROUP_SIZE));
-    while (this.root.children.length < needed) this.root.appendChild(Object.assign(document.createElement("div"), { className: "block-group" }));
+    while (this.root.children.length < needed) this.root.appendChild(newGroup());
     while (this.root.children.length > needed) this.root.lastElementChild.remove();
     for (let g = 0; g < needed; g++) {
       const group = this.root.children[g];
@@ -93,6 +147,7 @@ export class EditorView {
   refresh(changes = null) {
     if (changes && !changes.any) return;
     if (changes && !changes.structural) return this._refreshBlocks(changes.blocks);
+    this._stopFilling(); // every block is rendered below
     const cursors = this._caretCursor();
     const blocks = this.model.blocks();
     const keep = new Set(blocks.map((block) => block.id).filter(Boolean));
@@ -172,15 +227,30 @@ export class EditorView {
     } else {
       const text = document.createElement("div");
       text.className = "text";
-      text.contentEditable = "plaintext-only";
       text.spellcheck = block.type !== "code" && block.type !== "table_row";
       text.dataset.placeholder = placeholderFor(block);
       text.classList.toggle("empty", block.text === "");
       writeText(text, block.text);
       element.appendChild(text);
     }
+    this._setEditable(element);
     this.rendered.set(block.id, { element, key: blockKey(block, previous) });
     return element;
+  }
+
+  // A trashed note is shown read-only: no caret in its text, its controls disabled. Blocks
+  // rendered later (a long note filling in, a remote change) follow the same flag.
+  setReadOnly(readOnly) {
+    if (readOnly === this.readOnly) return;
+    this.readOnly = readOnly;
+    this.root.classList.toggle("read-only", readOnly);
+    for (const element of this.root.querySelectorAll(".block")) this._setEditable(element);
+  }
+
+  _setEditable(element) {
+    const text = element.querySelector(".text:not(.divider-line)");
+    if (text) text.contentEditable = this.readOnly ? "false" : "plaintext-only";
+    for (const control of element.querySelectorAll("input, select")) control.disabled = this.readOnly;
   }
 
   _listMarker(block) {
@@ -230,6 +300,7 @@ export class EditorView {
   }
 
   focusBlock(id, offset = 0, { scroll = true } = {}) {
+    if (!this.rendered.has(id)) this._showAll();
     const element = this._textElement(id);
     if (!element) return;
     element.focus({ preventScroll: true });
@@ -569,8 +640,9 @@ export class EditorView {
   }
 
   _history(undo) {
-    const changed = undo ? this.undo.undo() : this.undo.redo();
-    if (changed) this.refresh();
+    // Through the model, so an undone or redone block move, insertion or removal re-reads its index.
+    const changes = this.model.observe(() => (undo ? this.undo.undo() : this.undo.redo()));
+    this.refresh(changes);
   }
 
   // -- the block menu and the note picker --------------------------------------------
@@ -647,6 +719,7 @@ export class EditorView {
   // Selects the blocks from `anchor` to `focus` (positions): the document selection spans
   // them, so copy and cut see them, and the editor takes the keys (Shift-arrows, Delete).
   _selectBlocks(anchor, focus) {
+    this._showAll();
     const ids = this.model.ids();
     focus = Math.max(0, Math.min(ids.length - 1, focus));
     this.blockSelection = { anchor, focus };
@@ -783,6 +856,10 @@ function parseClipboard(raw) {
 
 // What is on screen for a block: re-rendered when this changes. A table row's look also
 // depends on whether it opens its table.
+function newGroup() {
+  return Object.assign(document.createElement("div"), { className: "block-group" });
+}
+
 function blockKey(block, previous) {
   const opens = block.type === "table_row" && previous?.type !== "table_row";
   return `${block.type}\u0000${JSON.stringify(block.attrs)}\u0000${block.text}\u0000${opens}`;

@@ -22,6 +22,7 @@ export class NoteModel {
     this.meta = doc.getMap("meta");
     this._ids = null; // block id per position, re-read after an import moved blocks
     this._positions = null;
+    this._learnt = null; // ids read so far by blocksIn, front to back, while _ids is unknown
     this._depth = 0;
   }
 
@@ -34,13 +35,19 @@ export class NoteModel {
     return model;
   }
 
-  // Imports another peer's ops and says what they touched, from Loro's events (emitted during
-  // the import): `structural` when blocks were added, removed or moved (the block index is
-  // then re-read when next needed), `blocks` the positions whose text, type or attrs changed,
-  // `meta` when the title, types or properties did, `any` when anything at all did.
+  // Imports another peer's ops and says what they touched (see `observe`).
   importUpdates(bytes) {
+    if (!bytes || !bytes.length) return { any: false, structural: false, meta: false, blocks: new Set() };
+    return this.observe(() => this.doc.import(bytes));
+  }
+
+  // Runs a change made to the document other than through this model's edits — an import, an
+  // undo or redo — and says what it touched, from Loro's events (emitted during the change):
+  // `structural` when blocks were added, removed or moved (the block index is then re-read
+  // when next needed), `blocks` the positions whose text, type or attrs changed, `meta` when
+  // the title, types or properties did, `any` when anything at all did.
+  observe(change) {
     const changes = { any: false, structural: false, meta: false, blocks: new Set() };
-    if (!bytes || !bytes.length) return changes;
     const unsubscribe = this.doc.subscribe((batch) => {
       for (const { path } of batch.events) {
         changes.any = true;
@@ -50,11 +57,11 @@ export class NoteModel {
       }
     });
     try {
-      this.doc.import(bytes);
+      change();
     } finally {
       unsubscribe();
+      if (changes.structural) this._invalidate();
     }
-    if (changes.structural) this._invalidate();
     return changes;
   }
 
@@ -116,6 +123,22 @@ export class NoteModel {
   blockAt(index) {
     const item = this.list.get(index);
     return readBlock(item instanceof LoroMap ? item.toJSON() : null);
+  }
+
+  // Blocks start..end-1, each read on its own: cheap for a few, where blocks() decodes the whole
+  // note. Reading a note front to back this way (the editor does, opening it) also builds the
+  // id index, so the first edit after opening does not read every block once more.
+  blocksIn(start, end) {
+    const blocks = [];
+    for (let i = start; i < end; i++) blocks.push(this.blockAt(i));
+    if (this._ids === null) {
+      if (start === 0) this._learnt = [];
+      if (this._learnt?.length === start) {
+        for (const block of blocks) this._learnt.push(isUlid(block.id) ? block.id : null);
+        if (this._learnt.length === this.list.length) [this._ids, this._learnt] = [this._learnt, null];
+      }
+    }
+    return blocks;
   }
 
   blocks() {
@@ -279,15 +302,18 @@ export class NoteModel {
   _invalidate() {
     this._ids = null;
     this._positions = null;
+    this._learnt = null;
   }
 
   _orderInsert(index, id) {
+    this._learnt = null;
     if (this._ids === null) return;
     this._ids.splice(index, 0, id);
     this._reindex(index, this._ids.length);
   }
 
   _orderDelete(index) {
+    this._learnt = null;
     if (this._ids === null) return;
     const [id] = this._ids.splice(index, 1);
     this._positions?.delete(id);
@@ -295,6 +321,7 @@ export class NoteModel {
   }
 
   _orderMove(source, target) {
+    this._learnt = null;
     if (this._ids === null) return;
     const [id] = this._ids.splice(source, 1);
     this._ids.splice(target, 0, id);

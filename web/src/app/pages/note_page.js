@@ -147,10 +147,7 @@ export class NotePage {
       : archived
         ? "This note is archived: it stays linkable and exportable, and search leaves it out."
         : "";
-    if (trashed === this.shownTrashed) return;
-    this.shownTrashed = trashed; // touching every block's editability restyles the whole note: only on a change
-    this.editor.root.classList.toggle("read-only", trashed);
-    for (const text of this.editor.root.querySelectorAll(".text[contenteditable]")) text.contentEditable = trashed ? "false" : "plaintext-only";
+    this.editor.setReadOnly(trashed);
   }
 
   async _lifecycle(verb) {
