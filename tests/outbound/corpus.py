@@ -10,12 +10,15 @@ import base64
 import hashlib
 import json
 import random
+import string
 import uuid
+from urllib.parse import quote
 
 _rng = random.Random(20261130)
 _ALNUM = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789"
 _B64URL = _ALNUM + "-_"
 _CROCKFORD = "0123456789ABCDEFGHJKMNPQRSTVWXYZ"
+_HEX = "0123456789abcdef"
 
 
 def rand(n: int, alphabet: str = _ALNUM) -> str:
@@ -24,6 +27,10 @@ def rand(n: int, alphabet: str = _ALNUM) -> str:
 
 def ulid() -> str:
     return _rng.choice("01") + rand(25, _CROCKFORD)
+
+
+def b64(nbytes: int) -> str:
+    return base64.b64encode(bytes(_rng.getrandbits(8) for _ in range(nbytes))).decode()
 
 
 def _b64url_json(obj: dict) -> str:
@@ -96,6 +103,40 @@ _add("generic-secret", '{{"access_token": "{s}"}}', rand(48, _B64URL))
 _add("generic-secret", "session_token={s}", str(uuid.UUID(int=_rng.getrandbits(128))))
 _add("generic-secret", "credentials: {s}", rand(24))
 _add("generic-token", "DISCORD_TOKEN={s}", rand(24) + "." + rand(6) + "." + rand(27))
+_add("generic-secret", "---\ntitle: Billing\nwebhook_secret: {s}\n---", rand(24))
+_add("generic-secret", "| API key | {s} |", rand(30))
+_add("generic-password", "**Password:** {s}", "Lantern-57!x")
+_add("generic-password", "The staging password is {s} for now.", "kettle9Drum")
+_add("url-password", "redis://:{s}@cache.internal:6379/0", rand(16))
+_add("authorization-header", "Authorization: Bearer {s}", rand(36, string.ascii_letters))   # letters only
+_add("curl-user-password", "curl -u deploy:{s} https://ci.example.com/job", rand(16))
+_add("azure-connection-string-key", "AccountName=unitlogs;AccountKey={s};EndpointSuffix=core.windows.net", b64(64))
+_add("azure-connection-string-key", "Endpoint=sb://unit.servicebus.windows.net/;SharedAccessKeyName=x;SharedAccessKey={s}", b64(32))
+_add("azure-sas-signature", "https://unit.blob.core.windows.net/c/f.csv?sv=2022-11-02&sp=r&sig={s}", quote(b64(32), safe=""))
+_add("azure-ad-client-secret", "tenant app secret {s} (expires in May)", rand(3) + "8Q~" + rand(34, _ALNUM + "_~.-"))
+_add("digitalocean-token", "doctl token {s}", "dop_v1_" + rand(64, _HEX))
+_add("heroku-api-key", "heroku login {s}", "HRKU-AA" + rand(58, _B64URL))
+_add("hashicorp-vault-token", "vault login {s}", "hvs." + rand(92, _B64URL))
+_add("hashicorp-vault-token", "legacy root {s}", "s." + rand(20) + "4k9Z")   # with a digit, as random ones almost always have
+_add("terraform-cloud-token", "TFE user token {s}", rand(14) + ".atlasv1." + rand(67, _ALNUM + "_=-"))
+_add("databricks-token", "databricks PAT {s}", "dapi" + rand(32, _HEX))
+_add("planetscale-token", "branch password {s}", "pscale_pw_" + rand(43))
+_add("pulumi-token", "pulumi login {s}", "pul-" + rand(40, _HEX))
+_add("doppler-token", "doppler service token {s}", "dp.st.prd." + rand(40))
+_add("discord-webhook", "ping https://{s} on deploy", "discord.com/api/webhooks/" + rand(18, string.digits) + "/" + rand(68, _B64URL))
+_add("discord-bot-token", "bot.run({s})", base64.b64encode(rand(18, string.digits).encode()).decode().rstrip("=") + "." + rand(6, _B64URL) + "." + rand(38, _B64URL))
+_add("telegram-bot-token", "curl https://api.telegram.org/bot{s}/getMe", rand(9, string.digits) + ":AA" + rand(33, _B64URL))
+_add("twilio-key", "sms via {s}", "AC" + rand(32, _HEX))
+_add("twilio-key", "api key sid {s}", "SK" + rand(32, _HEX))
+_add("mailchimp-api-key", "newsletter key {s}", rand(32, _HEX) + "-us14")
+_add("shopify-token", "shop secret {s}", "shpss_" + rand(32, _HEX))
+_add("huggingface-token", "hub token {s}", "hf_" + rand(34, string.ascii_letters))
+_add("linear-api-key", "linear {s}", "lin_api_" + rand(40))
+_add("notion-token", "notion {s}", "ntn_" + rand(11, string.digits) + rand(35))
+_add("notion-token", "old integration {s}", "secret_" + rand(43))
+_add("sentry-token", "sentry-cli uses {s}", "sntryu_" + rand(64, _HEX))
+_add("grafana-token", "dashboards token {s}", "glsa_" + rand(32) + "_" + rand(8, _HEX))
+_add("grafana-token", "loki push {s}", "glc_" + rand(60, _ALNUM + "+/"))
 
 # Things that must never be masked.
 _NEGATIVES: list[str] = [
@@ -165,5 +206,55 @@ _NEGATIVES: list[str] = [
     "```python\nfor key, value in items.items():\n    print(key, value)\n```",
     "Use `SECRET_KEY` from the environment; see [settings](https://docs.example.com/settings).",
     "The quick brown fox jumps over the lazy dog. " * 20,
+    # near misses of each vendor shape
+    "AccountKey=;AccountName=emptykey",
+    "AccountKey=<your storage key>",
+    "https://unit.blob.core.windows.net/c?sig=" + rand(20),
+    "Q~" + rand(20) + " is not a client secret",
+    "dop_v1_" + rand(64, "ghijklmnop"),
+    "HRKU-AA" + rand(20),
+    "The s.toString() call and s." + rand(24, string.ascii_letters) + " are code",
+    "hvs." + rand(10),
+    "module.atlasv1.config",
+    "dapi_client_version = 3",
+    "pscale_tkn_short",
+    "pul-request-template",
+    "dp.pt.abc",
+    "discord.com/api/webhooks/123/abc",
+    rand(24) + "." + rand(6) + "." + rand(27),               # a bot-token shape whose first part is not a user id
+    "12345:AAbc and chat -1001234567890",
+    "ACCESS_CONTROL_ALLOW_ORIGIN_HEADER_VALUE_XYZ",
+    "SK" + rand(31, _HEX),
+    "locale en-us1 and " + rand(31, _HEX) + "-us1",
+    "shpat_" + rand(31, _HEX),
+    "hf_hub_download(repo_id)",
+    "hf_" + rand(34, string.ascii_lowercase),
+    "lin_api_version",
+    "secret_santa_list",
+    "ntn_123",
+    "sntryu_" + rand(63, _HEX),
+    "glsa_wrong_shape",
+    "docker run -u 501:20 alpine id and git push -u upstream trunk",
+    "my_ghp_" + rand(36),                                     # an identifier, not a token in emphasis
+    "zero\u200bwidth\u200cspaces\u200dinside\u2060plain\ufefftext",
+    # documented example credentials and templates of them
+    "AKIA" "IOSFODNN7EXAMPLE",
+    "aws_secret_access_key = wJalrXUtnFEMI/K7MDENG/" "bPxRfiCYEXAMPLEKEY",
+    "AKIA" "IOSFODNN7EXAMPLE wJalrXUtnFEMI/K7MDENG/" "bPxRfiCYEXAMPLEKEY",
+    "stripe.api_key = 'sk_test_" "4eC39HqLyjWDarjtT1zdp7dc'",
+    "AccountName=devstoreaccount1;AccountKey=Eby8vdM02xNOcqFlqUwJPLlmEtlCDXJ1OUzFT50uSRZ6IFsuFq2UVErCz4I6tq/"
+    "K1SZFPTOtr/KBHBeksoGMGw==;",
+    "ghp_" + "x" * 36,
+    "sk_live_" + "0" * 24,
+    # names that describe a secret, and values that only stand for one
+    "admin_password_file: /run/secrets/admin",
+    "refresh_token_url: https://login.example.net/token",
+    "api_key_id: " + str(uuid.UUID(int=_rng.getrandbits(128))),
+    "client_secret_name: billing-oauth",
+    "page token: " + ulid(),
+    "password: !secret db_password",
+    "password is required",
+    "| password | string | required |",
+    "pwd: ~/src/fastpad-mirror",
 ]
 NEGATIVES: list[str] = _NEGATIVES

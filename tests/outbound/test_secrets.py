@@ -2,18 +2,12 @@
 
 from __future__ import annotations
 
+import hashlib
+
 import pytest
 
-from fastpad.outbound.secrets import (
-    FINGERPRINT_HEX,
-    PLACEHOLDER_RE,
-    RULE_IDS,
-    describe_rules,
-    find_secrets,
-    locate,
-    redact,
-    shannon_entropy,
-)
+from fastpad.outbound.secret_rules import RULE_IDS, RULES, Rule, describe_rules, shannon_entropy
+from fastpad.outbound.secrets import FINGERPRINT_HEX, PLACEHOLDER_RE, find_secrets, locate, redact
 from tests.outbound.corpus import NEGATIVES, POSITIVES
 
 KEY = b"test-server-key-0123456789abcdef"
@@ -27,6 +21,13 @@ def test_true_positive_is_found_exactly(rule: str, text: str, secret: str) -> No
 
 def test_every_rule_has_a_true_positive() -> None:
     assert set(RULE_IDS) == {rule for rule, _, _ in POSITIVES}
+
+
+@pytest.mark.parametrize("rule", [rule for rule in RULES if rule.gate], ids=lambda rule: f"{rule.id}:{rule.gate}")
+def test_a_rule_skipped_for_want_of_its_gate_could_not_have_matched(rule: Rule) -> None:
+    subjects = [text.lower() if rule.lower else text for rule_id, text, _ in POSITIVES if rule_id == rule.id]
+    matched = [subject[m.start():] for subject in subjects for m in rule.pattern.finditer(subject)]
+    assert matched and all(rest.startswith(rule.gate) for rest in matched)
 
 
 def test_zero_false_positives_on_look_alikes() -> None:
@@ -136,3 +137,77 @@ def test_a_truncated_private_key_is_masked_without_eating_the_prose_after_it() -
     bare = "-----BEGIN OPENSSH PRIVATE KEY-----\nb3BlbnNzaC1rZXktdjEAAAAA\nQyNTUxOQAAACDx\n\nThanks\nmore prose"
     masked = redact(bare, KEY).text
     assert masked.startswith("[redacted:private-key:") and masked.endswith("]\n\nThanks\nmore prose")
+
+
+def _token(rule: str) -> str:
+    return next(secret for rule_id, _, secret in POSITIVES if rule_id == rule)
+
+
+@pytest.mark.parametrize("invisible", ["\u200b", "\u200c", "\u200d", "\u2060", "\ufeff"])
+def test_a_zero_width_character_does_not_hide_a_token(invisible: str) -> None:
+    token = _token("github-token")
+    split = token[:9] + invisible + token[9:]
+    text = f"the CI token is {split} for now"
+    (match,) = find_secrets(text)
+    assert (match.rule_id, text[match.start:match.end]) == ("github-token", split)   # the mask covers the invisible too
+    masked = redact(text, KEY)
+    assert invisible not in masked.text and token[9:] not in masked.text
+    assert masked.matches[0].fingerprint == redact(f"the CI token is {token} for now", KEY).matches[0].fingerprint
+
+
+def test_zero_width_characters_around_a_value_keep_their_offsets() -> None:
+    text = "\u200bapi\u200b_key: " + "Zx81\u200bkQ0pLm27Vb64Nc3Ty9" + "\ufeff and more"
+    (match,) = find_secrets(text)
+    assert text[match.start:match.end] == "Zx81\u200bkQ0pLm27Vb64Nc3Ty9"
+
+
+@pytest.mark.parametrize("emphasis", ["*{}*", "_{}_", "**{}**", "__{}__"])
+@pytest.mark.parametrize("rule", ["stripe-key", "gitlab-token", "google-api-key", "telegram-bot-token", "sentry-token"])
+def test_markdown_emphasis_around_a_token_stays_outside_the_mask(emphasis: str, rule: str) -> None:
+    token = _token(rule)
+    text = "The new one is " + emphasis.format(token) + ", the old one is revoked."
+    assert [(m.rule_id, text[m.start:m.end]) for m in find_secrets(text)] == [(rule, token)]
+
+
+AWS_KEY_ID = "AKIA" + "Q3EGUV7ZRT5W2YHB"
+AWS_SECRET = "doiFrZRwsz6ZT9n2AXZD41M2SwV/" + "4exBaRc5uLFv"
+
+
+@pytest.mark.parametrize("layout", ["{id} / {secret}", "{id},{secret}", "Access key: {id}\nSecret: {secret}",
+                                    "key id {id} with secret {secret} (staging)"])
+def test_an_aws_secret_beside_its_key_id_is_masked_with_it(layout: str) -> None:
+    text = layout.format(id=AWS_KEY_ID, secret=AWS_SECRET)
+    found = [(m.rule_id, text[m.start:m.end]) for m in find_secrets(text)]
+    assert found == [("aws-access-key", AWS_KEY_ID), ("aws-secret-key", AWS_SECRET)]
+
+
+def test_a_commit_sha_beside_a_key_id_is_not_its_secret() -> None:
+    text = f"{AWS_KEY_ID} was rotated in {hashlib.sha1(b'rotation').hexdigest()}"
+    assert [m.rule_id for m in find_secrets(text)] == ["aws-access-key"]
+
+
+@pytest.mark.parametrize("layout", [
+    "api_key: {v}", "api_key={v}", '{{"api_key": "{v}"}}', "---\ntitle: Ops\nsecret: {v}\n---", "token: {v}",
+    "  access_token: {v}", "**API key:** {v}", "| client_secret | {v} |", "The API key: {v}",
+])
+def test_a_value_known_only_by_its_name_is_masked(layout: str) -> None:
+    value = "Qm3x9ZkL0aP8"       # 12 characters: short, but random, and under a credential name
+    text = layout.format(v=value)
+    assert [text[m.start:m.end] for m in find_secrets(text)] == [value]
+
+
+@pytest.mark.parametrize("text", [
+    "AKIA" "IOSFODNN7EXAMPLE",
+    "aws_secret_access_key: wJalrXUtnFEMI/K7MDENG/" "bPxRfiCYEXAMPLEKEY",
+    "stripe.api_key = 'sk_test_" "4eC39HqLyjWDarjtT1zdp7dc'",
+    "Authorization: Bearer eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9."
+    "eyJzdWIiOiIxMjM0NTY3ODkwIiwibmFtZSI6IkpvaG4gRG9lIiwiaWF0IjoxNTE2MjM5MDIyfQ.SflKxwRJSMeKKF2QT4fwpMeJf36POk6yJV_adQssw5c",
+    "GITHUB_TOKEN=ghp_" + "X" * 36,
+])
+def test_documented_example_keys_stay_visible(text: str) -> None:
+    assert find_secrets(text) == []
+
+
+def test_a_placeholder_in_the_text_is_never_detected_again() -> None:
+    text = "redis://:[redacted:url-password:fe4607]@cache:6379 and password:[redacted:generic-password:0a1b2c]"
+    assert find_secrets(text) == []
