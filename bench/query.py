@@ -48,7 +48,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from bench.common import percentiles, write_result  # noqa: E402
 from bench.servers import postgres  # noqa: E402
-from fastpad.knowledge.notes import NoteService, _actor  # noqa: E402
+from fastpad.knowledge.notes import NoteService  # noqa: E402
 from fastpad.knowledge.query import KnowledgeQueryService  # noqa: E402
 from fastpad.knowledge.types import TypeService  # noqa: E402
 from fastpad.knowledge.wikilinks import title_key  # noqa: E402
@@ -173,7 +173,7 @@ def build_documents(specs: list) -> list[tuple[bytes, bytes, str]]:
 
 def bulk_insert(tx: WorkspaceTx, specs: list, documents: list, principal: Principal, first_seq: int) -> None:
     """The rows the write path commits for these creates (see the module docstring)."""
-    d, ws, actor = tx._d, tx.workspace_id, _actor(principal)
+    d, ws, actor = tx._d, tx.workspace_id, principal.actor()
     at = d.ts(AT)
     notes, snapshots, updates, feed, titles, tags = [], [], [], [], [], []
     for seq, ((note_id, title, kind, props), (update, snapshot, frontier)) in enumerate(zip(specs, documents), first_seq):

@@ -32,6 +32,7 @@ from fastpad.notes.ids import new_id
 from fastpad.review.effects import EventNotes, KnowledgeEffects
 from fastpad.review.service import ReviewService
 from fastpad.search.service import SearchService
+from fastpad.outbound.pipeline import redaction_key
 from fastpad.search.setup import build_search
 from fastpad.search.worker import EmbeddingWorker
 from fastpad.security.people import PeopleService
@@ -117,8 +118,10 @@ class Deployment:
         self.people = PeopleService(self.store, self.secret)
         self.idempotency = IdempotencyService(self.store)
         self.review = ReviewService(self.store, self.secret, self.notes, effects=KnowledgeEffects(
-            graph=self.graph, calendar=EventNotes(self.notes, self.typed_notes)))
-        self.search, self.embedder = build_search(self.store, self.config.get("embeddings"))
+            graph=self.graph, calendar=EventNotes(self.notes, self.typed_notes), notes=self.notes))
+        self.notes.agent_creations = self.review.land_agent_creation
+        self.search, self.embedder = build_search(self.store, self.config.get("embeddings"),
+                                                  redaction_key=redaction_key(self.secret))
 
     def operator_principal(self, workspace_id: str | None = None) -> Principal:
         """The operator at the server's terminal, acting as the workspace owner (writes are human_typed)."""

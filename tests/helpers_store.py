@@ -55,14 +55,22 @@ class Services:
 
 
 def make_services(store: Store, hasher: PasswordHasher) -> Services:
+    from fastpad.review.service import ReviewService
+
     clock = Clock()
+    notes = NoteService(store, clock=clock)
+    # As the deployment wires it: an auto-apply agent's new note lands as a turn on Agent activity.
+    notes.agent_creations = ReviewService(store, REVIEW_SECRET, notes, clock=clock).land_agent_creation
     return Services(
         store=store,
         clock=clock,
-        notes=NoteService(store, clock=clock),
+        notes=notes,
         tokens=TokenService(store, clock=clock),
         people=PeopleService(store, b"s" * 32, hasher=hasher, clock=clock),
     )
+
+
+REVIEW_SECRET = b"r" * 32
 
 
 def client_copy(store: Store, workspace_id: str, note_id: str):
@@ -90,7 +98,7 @@ def agent_propose(svc: Services, principal: Principal, note_id: str, ops: list[d
     turn lands at once (unreviewed) and is listed on Agent activity. Returns the turn."""
     from fastpad.review.service import ReviewService
 
-    review = review or ReviewService(svc.store, b"r" * 32, svc.notes, clock=svc.clock)
+    review = review or ReviewService(svc.store, REVIEW_SECRET, svc.notes, clock=svc.clock)
     session = review.open_session(principal)
     fetched = review.fetch_with_handles(principal, session, note_id)
     handles = {b.id: b.handle for b in fetched.blocks}

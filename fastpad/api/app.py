@@ -11,6 +11,7 @@ from starlette.types import Scope
 
 from fastpad import __version__
 from fastpad.api import openapi, problems
+from fastpad.api.agent_outbound import AgentOutboundMiddleware
 from fastpad.api.auth import carries_credential
 from fastpad.api.body_limits import BodyLimitMiddleware
 from fastpad.api.idempotency import Idempotency
@@ -23,10 +24,11 @@ from fastpad.api.routes import search
 from fastpad.api.routes import agents, ask, capture, device
 from fastpad.api.routes import turns
 from fastpad.api.routes import typed
-from fastpad.api.routes import imports
+from fastpad.api.routes import export, imports
 from fastpad.api.routes import oauth
 from fastpad.errors import FastpadError
 from fastpad import mcp
+from fastpad.mcp.env import McpEnv
 from fastpad.web import app as web_app
 from fastpad.web import authorize as web_authorize
 from fastpad.web import routes as web_pages
@@ -96,6 +98,7 @@ def create_app(deployment: Any, *, base_url: str, limits: Limits | None = None) 
         app.include_router(router)
     for router in (changes.router, block_history.router, calendar.router, memory.router):  # feed, history, …
         app.include_router(router)
+    app.include_router(export.router)  # the whole workspace in one read, for fp pull
     app.include_router(imports.router)  # imports (upload, status, ledger, cancel) and their attachments
     app.include_router(oauth.router)  # the OAuth authorization server MCP clients sign in through …
     app.include_router(web_authorize.router)  # … and its authorization endpoint, a consent page
@@ -105,6 +108,12 @@ def create_app(deployment: Any, *, base_url: str, limits: Limits | None = None) 
     def render(error: FastpadError, scope: Scope) -> Any:
         return problems.problem_response(error, base_url, instance=scope.get("path"), close=True)
 
+    # Inside the body limits and the timing, around every route: agents' answers leave through it.
+    app.add_middleware(
+        AgentOutboundMiddleware,
+        policy_for=McpEnv.from_deployment(deployment, base_url, app.state.rate_limiter).policy,
+        refuse=lambda error, scope: problems.problem_response(error, base_url, instance=scope.get("path")),
+    )
     app.add_middleware(
         BodyLimitMiddleware,
         limits=limits,

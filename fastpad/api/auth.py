@@ -109,8 +109,7 @@ def _act_in(caller: Caller, workspace_id: str, deployment: Any) -> Caller:
         principal = deployment.people.switch_workspace(caller.principal, workspace_id)
     else:
         principal = caller.principal.sees_nothing_in(workspace_id)
-    nowhere = principal.note_ids is not None and not principal.note_ids
-    return Caller(principal, caller.via, caller.session_id, nowhere)
+    return Caller(principal, caller.via, caller.session_id, principal.elsewhere)
 
 
 def _check_csrf(request: Request, deployment: Any, session_id: str) -> None:

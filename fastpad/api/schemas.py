@@ -81,7 +81,8 @@ class Problem(BaseModel):
 
 
 class BlockIn(_Strict):
-    id: Ulid | None = Field(default=None, description="keep a block's identity; omitted → minted")
+    id: Ulid | None = Field(default=None, description="keep a block's identity; omitted → minted, and so is an id "
+                                                     "another note holds (see reassigned_block_ids)")
     type: str = "paragraph"
     text: str = ""
     attrs: dict[str, Any] = Field(default_factory=dict)
@@ -134,6 +135,13 @@ class NoteOut(BaseModel):
     trashed_at: str | None = None
     created_at: str
     updated_at: str
+
+
+class NoteCreatedOut(NoteOut):
+    reassigned_block_ids: dict[str, str] = Field(
+        description="block ids sent (as Markdown anchors or blocks[].id) that another note of the workspace "
+                    "already holds, each mapped to the fresh id its block got here; empty when every given id was kept",
+    )
 
 
 class NoteSummaryOut(BaseModel):

@@ -27,7 +27,7 @@ from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any
 
-from fastpad.errors import Conflict, FieldError, NotFound, OutOfScope, ValidationFailed
+from fastpad.errors import Conflict, FieldError, NotFound, ValidationFailed
 from fastpad.importers.archive import Archive, ArchiveLimits, open_archive
 from fastpad.importers.detect import SOURCES, detect_source
 from fastpad.importers.notion import plan_notion
@@ -336,8 +336,7 @@ class ImportService:
 
 def _authorize(principal: Principal, scope: str) -> None:
     principal.require(*dict.fromkeys((NOTES_READ, scope)))
-    if principal.note_ids is not None:
-        raise OutOfScope(detail="imports are for credentials that reach the whole workspace")
+    principal.require_whole_workspace("imports are for credentials that reach the whole workspace")
 
 
 def _row(row: ImportRow | None, import_id: str) -> ImportRow:

@@ -25,11 +25,11 @@ them back.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime
 from typing import Any
 
-from fastpad.errors import Conflict, FieldError, NotFound, PolicyDenied, ValidationFailed
+from fastpad.errors import Conflict, FieldError, NotFound, OutOfScope, PolicyDenied, ValidationFailed
 from fastpad.knowledge.edges import (
     DEFAULT_INFERRED_CONFIDENCE,
     SUPERSEDES,
@@ -39,9 +39,9 @@ from fastpad.knowledge.edges import (
 from fastpad.knowledge.trust import ASSERTED, INFERRED, TrustFloor, admits, edge_walkable, floor_for
 from fastpad.knowledge.wikilinks import MAX_TITLE, evidence_window, title_key
 from fastpad.notes import is_ulid, new_id
-from fastpad.security.principals import Principal
+from fastpad.security.principals import WIDER_NOTE_SET, Principal
 from fastpad.security.scopes import GRAPH_READ, NOTES_WRITE
-from fastpad.store import Actor, Store, WorkspaceTx, utcnow
+from fastpad.store import Store, WorkspaceTx, utcnow
 from fastpad.store.links import EdgeRow, LinkRow, NoteEnd
 
 DIRECTIONS = ("out", "in", "both")
@@ -198,9 +198,13 @@ class GraphService:
         at = floor_for(principal, floor)
         with self.store.read(principal.workspace_id) as tx:
             note = _visible_note(tx, principal, note_id)
-            common = dict(types=types, statuses=_walkable(principal), visible=principal.note_ids, limit=MAX_LIMIT + 1)
-            outgoing = tx.links.edges(note_id, direction="out", include_unresolved=True, **common)
-            incoming = tx.links.edges(note_id, direction="in", **common)
+            common = dict(types=types, statuses=_walkable(principal), limit=MAX_LIMIT + 1)
+            if principal.note_ids is None:
+                outgoing = tx.links.edges(note_id, direction="out", include_unresolved=True, **common)
+            else:
+                outgoing = _outgoing_within(principal, tx.links.edges(
+                    note_id, direction="out", include_unresolved=True, include_trashed=True, **common))
+            incoming = tx.links.edges(note_id, direction="in", visible=principal.note_ids, **common)
             aliases = [t.title for t in tx.links.titles(note_id) if t.retired_at is not None]
         now = self.clock()
         return NoteLinks(
@@ -265,7 +269,17 @@ class GraphService:
             target_title, key = target.title, BY_ID
         else:
             tx.links.lock_titles([key])
-            target_note_id = tx.links.resolve([key]).get(key)
+            target_note_id = tx.links.resolve([key], within=principal.note_ids).get(key)
+            if target_note_id is None and principal.note_ids is not None:
+                # A token's note set is fixed when it is minted, so every note that has, or will
+                # take, this title lies outside it: the same refusal as naming such a note by id.
+                # Answered from the set alone, it says nothing about what exists outside it.
+                raise OutOfScope(
+                    detail="no note in this credential's note set has that title; a link it makes must end at "
+                           "one of its notes",
+                    extra={"target_title": target_title},
+                    next_call=WIDER_NOTE_SET,
+                )
         existing = tx.links.find_api_edge(source_note_id=source.id, type=edge_type, target_note_id=target_note_id,
                                           target_key=key, created_by_id=principal.principal_id)
         if existing is not None:
@@ -273,7 +287,7 @@ class GraphService:
         link = _new_edge(tx, principal, source.id, source_block_id, edge_type, target_note_id, target_title or "",
                          key, status, confidence, now)
         tx.links.insert([link])
-        tx.feed.append("link", at=now, actor=_actor(principal), note_id=source.id, subject_id=link.id)
+        tx.feed.append("link", at=now, actor=principal.actor(), note_id=source.id, subject_id=link.id)
         return LinkMade(self._render(tx, link, source.id, principal, now), created=True)
 
     def promote(self, principal: Principal, link_id: str) -> Edge:
@@ -293,7 +307,7 @@ class GraphService:
             link = _visible_link(tx, principal, link_id, for_update=True)
             if link.confirmed_by is None:
                 tx.links.confirm(link.id, principal.principal_id, now)
-                tx.feed.append("link_promote", at=now, actor=_actor(principal), note_id=link.source_note_id,
+                tx.feed.append("link_promote", at=now, actor=principal.actor(), note_id=link.source_note_id,
                                subject_id=link.id)
                 link = tx.links.get(link.id)
                 assert link is not None
@@ -321,7 +335,7 @@ class GraphService:
             raise PolicyDenied(detail="an agent may remove only edges it made that no person confirmed",
                                extra={"reason": "not_own_inferred_edge"})
         tx.links.delete([link.id])
-        tx.feed.append("link_delete", at=now, actor=_actor(principal), note_id=link.source_note_id,
+        tx.feed.append("link_delete", at=now, actor=principal.actor(), note_id=link.source_note_id,
                        subject_id=link.id)
 
     def supersede(self, principal: Principal, note_id: str, *, by: str, source_block_id: str | None = None) -> Edge:
@@ -357,7 +371,7 @@ class GraphService:
                              BY_ID, ASSERTED, None, now)
             tx.links.insert([link])
             tx.links.set_supersession(old.id, successor.id, link.id, now)
-            tx.feed.append("supersede", at=now, actor=_actor(principal), note_id=old.id, subject_id=link.id)
+            tx.feed.append("supersede", at=now, actor=principal.actor(), note_id=old.id, subject_id=link.id)
             return self._render(tx, link, old.id, principal, now)
 
     # ------------------------------------------------------------------ rendering
@@ -392,12 +406,26 @@ class GraphService:
 # ---------------------------------------------------------------------- helpers
 
 
+def _outgoing_within(principal: Principal, rows: list[EdgeRow]) -> list[EdgeRow]:
+    """A note's outgoing links as a credential limited to a set of notes may list them, from
+    rows that include far ends in the trash. A link to a note outside the set is listed as a
+    link to its title with no note behind it, exactly as a link to a title no note has; one
+    made by id (whose title is the far note's own) is left out. So the list reads the same
+    whatever exists outside the set: writing ``[[a title]]`` and reading the links back tells
+    the credential nothing about other notes. A far end in the set and in the trash is left
+    out, as for every reader."""
+    listed = []
+    for row in rows:
+        if row.other is not None and not principal.can_see(row.other.id):
+            if row.link.target_key != BY_ID:
+                listed.append(replace(row, other=None))
+        elif row.other is None or not row.other.trashed:
+            listed.append(row)
+    return listed
+
+
 def _walkable(principal: Principal) -> list[str]:
     return [status for status in (ASSERTED, INFERRED) if edge_walkable(principal, status)]
-
-
-def _actor(principal: Principal) -> Actor:
-    return Actor(principal.kind, principal.principal_id, principal.token_id, principal.origin.value)
 
 
 def _not_found(what: str, ident: str, field: str | None = None) -> NotFound:
@@ -406,10 +434,11 @@ def _not_found(what: str, ident: str, field: str | None = None) -> NotFound:
 
 def _visible_note(tx: WorkspaceTx, principal: Principal, note_id: str, *, for_update: bool = False,
                   live: bool = False, field: str = "note_id") -> NoteEnd:
-    """The note, if this credential may see it (NotFound otherwise, as if it did not exist);
-    ``live`` refuses a note in the trash."""
-    if not isinstance(note_id, str) or not is_ulid(note_id) or not principal.can_see(note_id):
+    """The note: NotFound when there is none, OutOfScope when it is outside this credential's
+    note set (whether or not it exists); ``live`` refuses a note in the trash."""
+    if not isinstance(note_id, str) or not is_ulid(note_id):
         raise _not_found("note", str(note_id), field)
+    principal.require_note(note_id, field=field)
     row = tx.note(note_id, for_update=for_update)
     if row is None:
         raise _not_found("note", note_id, field)

@@ -63,12 +63,14 @@ class HistoryService:
         self.store = store
 
     def block(self, principal: Principal, note_id: str, block_id: str) -> BlockState:
-        """NotFound for a note outside the caller's note set, exactly as for one that does not exist."""
+        """OutOfScope for a note outside the caller's note set (decided before any lookup, so
+        alike whether or not it exists); NotFound for a block the note does not have."""
         principal.require(NOTES_READ)
         missing = NotFound(detail=f"no block {block_id} in note {note_id}",
                            extra={"note_id": note_id, "block_id": block_id}, next_call=f"GET /v1/notes/{note_id}")
-        if not (is_ulid(note_id) and is_ulid(block_id) and principal.can_see(note_id)):
+        if not (is_ulid(note_id) and is_ulid(block_id)):
             raise missing
+        principal.require_note(note_id)
         with self.store.read(principal.workspace_id) as tx:
             row = BlockHistory(tx).block(note_id, block_id)
         if row is None:

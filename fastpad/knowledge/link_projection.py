@@ -16,6 +16,10 @@ text that was committed:
   person promoted the edge.
 - A link to a title no note has is stored unresolved and resolves when a note
   with that title or alias is created or renamed.
+- A writer limited to a set of notes (``Actor.note_ids``) links only among
+  them: a title only notes outside its set have is, to that write, a title no
+  note has. A bare ``@mention`` takes the longest reading that is a title
+  among the notes the writer can link to (``wikilinks.extract_links``).
 """
 
 from __future__ import annotations
@@ -24,7 +28,7 @@ from dataclasses import replace
 
 from fastpad.knowledge.edges import MENTIONS, TEXT_LINK_CONFIDENCE
 from fastpad.knowledge.trust import ASSERTED, edge_status_for_block
-from fastpad.knowledge.wikilinks import LinkRef, extract_links, title_key
+from fastpad.knowledge.wikilinks import LinkRef, extract_links, mention_titles, title_key
 from fastpad.notes import new_id
 from fastpad.store import BlockRow, NoteWrite, WorkspaceTx
 from fastpad.store.links import LinkRow
@@ -36,9 +40,12 @@ def project_links(tx: WorkspaceTx, write: NoteWrite) -> None:
     existing: dict[tuple[str | None, str], LinkRow] = {}
     blocks = write.blocks if write.blocks is not None else (
         write.block_edits.rows if write.block_edits is not None else None)
+    linkable = write.actor.note_ids
     if blocks is not None:
+        mentioned = set().union(*(mention_titles(block.type, block.text) for block in blocks))
+        titles = links.resolve(mentioned, within=linkable).keys() if mentioned else frozenset()
         for block in blocks:
-            for ref in extract_links(block.type, block.text):
+            for ref in extract_links(block.type, block.text, titles=titles):
                 written[(block.block_id, ref.key)] = (block, ref)
         existing = {(e.source_block_id, e.target_key): e for e in links.text_edges(write.note_id)}
         if write.blocks is None:
@@ -56,7 +63,7 @@ def project_links(tx: WorkspaceTx, write: NoteWrite) -> None:
     if blocks is None:
         return
 
-    resolved = links.resolve(k for _, k in new)
+    resolved = links.resolve((k for _, k in new), within=linkable)
     actor = write.actor
     inserts = []
     for block_id, k in new:

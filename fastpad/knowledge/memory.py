@@ -17,7 +17,7 @@ from datetime import datetime
 from typing import Any
 
 from fastpad.errors import Conflict, FieldError, NotFound, ValidationFailed
-from fastpad.knowledge.notes import NoteService, NoteView, _actor
+from fastpad.knowledge.notes import NoteService, NoteView
 from fastpad.knowledge.trust import TrustFloor, admits, floor_for
 from fastpad.notes import is_ulid
 from fastpad.security.principals import Principal
@@ -107,8 +107,9 @@ class MemoryService:
         principal.require(NOTES_WRITE)
         if name is not None:
             name = check_name(name)
-        if not (isinstance(note_id, str) and is_ulid(note_id) and principal.can_see(note_id)):
+        if not (isinstance(note_id, str) and is_ulid(note_id)):
             raise _no_note(note_id)
+        principal.require_note(note_id)
         try:
             with self.store.write(principal.workspace_id) as tx:
                 note = tx.note(note_id, for_update=True)
@@ -130,7 +131,7 @@ class MemoryService:
         with self.store.write(principal.workspace_id) as tx:
             row = self._find(tx, principal, name_or_id, include_trashed=True)
             MemoryTopics(tx).remove(row.note_id)
-            tx.feed.append("memory_undesignate", at=self.clock(), actor=_actor(principal), note_id=row.note_id,
+            tx.feed.append("memory_undesignate", at=self.clock(), actor=principal.actor(), note_id=row.note_id,
                            subject_id=row.name)
         return Topic.from_row(row)
 
@@ -151,7 +152,7 @@ class MemoryService:
                            next_call="DELETE /v1/memory/{topic} for a topic no longer needed")
         now = self.clock()
         topics.put(note_id, name, key, by_kind=principal.kind, by_id=principal.principal_id, at=now)
-        tx.feed.append("memory_designate", at=now, actor=_actor(principal), note_id=note_id, subject_id=name)
+        tx.feed.append("memory_designate", at=now, actor=principal.actor(), note_id=note_id, subject_id=name)
         row = topics.by_note(note_id)
         assert row is not None
         return Topic.from_row(row)

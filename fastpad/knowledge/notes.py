@@ -1,8 +1,9 @@
 """NoteService: every read and write of notes, for a principal.
 
 Every method takes the acting ``Principal`` first and enforces its scopes and
-note set; a note outside the note set is NotFound, indistinguishable from one
-that does not exist. The workspace is always the principal's.
+note set; a note outside the note set is OutOfScope, decided from the set
+before anything is looked up (``Principal.require_note``), so it says nothing
+about whether such a note exists. The workspace is always the principal's.
 
 Every write — create, ops, archive/unarchive, trash/restore — goes through
 ``_commit``, the one call into ``WorkspaceTx.write_note``, inside one
@@ -19,24 +20,27 @@ import base64
 import binascii
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, replace
+from functools import cached_property
 from datetime import datetime
 from typing import Any
 
-from fastpad.errors import Conflict, FastpadError, FieldError, NotFound, OutOfScope, PolicyDenied, StaleFrontier, ValidationFailed
+from fastpad.errors import Conflict, FastpadError, FieldError, NotFound, PolicyDenied, StaleFrontier, ValidationFailed
+from fastpad.knowledge.trust import admits, floor_for
 from fastpad.knowledge.link_projection import project_links
 from fastpad.knowledge.property_index import index_note_properties
 from fastpad.notes import Block, NoteDocument, NoteMeta, UpdateLimits, is_ulid, new_id, parse_markdown, serialize_markdown
 from fastpad.notes.frontier import decode_frontier
-from fastpad.notes.provenance import Origin, Provenance, ReviewState, restamp
+from fastpad.notes.provenance import SURVIVING_STRETCH, Origin, Provenance, ReviewState, restamp, rewritten
 from fastpad.search.indexing import index_note_chunks
 from fastpad.security.principals import Principal
-from fastpad.security.scopes import NOTES_DELETE, NOTES_READ, NOTES_WRITE
-from fastpad.store import Actor, BlockEdits, BlockRow, NoteRow, NoteWrite, Store, WorkspaceTx, utcnow
+from fastpad.security.scopes import EXPORT, NOTES_DELETE, NOTES_READ, NOTES_WRITE
+from fastpad.store import BlockEdits, BlockRow, NoteRow, NoteWrite, Store, WorkspaceTx, utcnow
 
 MAX_PAGE = 200
 MAX_BATCH = 100  # notes in one create_many call
 _CURSOR_PREFIX = "n1:"
 MAX_PEER_ID = 64
+_CREATES_NO_NOTES = "this credential is limited to a set of notes and cannot create new ones"
 
 
 def _iso(value: datetime | None) -> str | None:
@@ -95,14 +99,20 @@ class NoteView:
     updated_at: datetime
     archived_at: datetime | None = None
     trashed_at: datetime | None = None
+    # Set by a create only: the given block ids another note already held (old id → the id
+    # minted for it here). None on every other view, whose as_dict leaves it out.
+    reassigned_block_ids: dict[str, str] | None = None
 
     def as_dict(self) -> dict[str, Any]:
-        return {
+        out = {
             "id": self.id, "title": self.title, "types": list(self.types), "properties": self.properties,
             "frontier": self.frontier, "blocks": [dict(b) for b in self.blocks], "archived": self.archived,
             "trashed": self.trashed, "archived_at": _iso(self.archived_at), "trashed_at": _iso(self.trashed_at),
             "created_at": _iso(self.created_at), "updated_at": _iso(self.updated_at),
         }
+        if self.reassigned_block_ids is not None:
+            out["reassigned_block_ids"] = dict(self.reassigned_block_ids)
+        return out
 
     def block_list(self) -> list[Block]:
         return [Block(b["id"], b["type"], b["text"], b["attrs"]) for b in self.blocks]
@@ -133,6 +143,10 @@ class NoteService:
         self.store = store
         self.clock = clock
         self.limits = limits
+        # How an auto-apply agent's new note lands: recorded as a turn so it is listed on Agent
+        # activity (``ReviewService.land_agent_creation``; the deployment wires it, since the
+        # review package builds on this one). Unwired, agents cannot create notes at all.
+        self.agent_creations: Callable[[Principal, dict[str, Any]], NoteView] | None = None
 
     # ------------------------------------------------------------------ reads
 
@@ -167,8 +181,28 @@ class NoteService:
 
     def markdown(self, principal: Principal, note_id: str) -> str:
         """The note as canonical Markdown (a ``{#ULID}`` anchor after every block)."""
-        view = self.get(principal, note_id)
-        return serialize_markdown(NoteMeta(view.title, view.types, view.properties), view.block_list())
+        return _markdown_for(principal, self.get(principal, note_id))
+
+    def export(self, principal: Principal) -> list[dict[str, Any]]:
+        """Every note the credential sees, archived ones too, trashed ones not — id, title, frontier,
+        archived and canonical Markdown — read in one transaction, so together they are one
+        consistent version of the workspace. Bulk reads need the ``export`` scope; without it a
+        credential reads notes one at a time."""
+        principal.require(NOTES_READ, EXPORT)
+        if principal.note_ids is not None and not principal.note_ids:
+            return []
+        exported, after = [], None
+        with self.store.read(principal.workspace_id) as tx:
+            while True:
+                rows = tx.list_notes(after_id=after, limit=MAX_PAGE, include_archived=True, include_trashed=False,
+                                     note_ids=principal.note_ids)
+                for row in rows:
+                    view = self._view(tx, principal, row.id)
+                    exported.append({"id": view.id, "title": view.title, "frontier": view.frontier,
+                                     "archived": view.archived, "markdown": _markdown_for(principal, view)})
+                if len(rows) < MAX_PAGE:
+                    return exported
+                after = rows[-1].id
 
     def export_updates(self, principal: Principal, note_id: str, *, since: str | None = None) -> tuple[bytes, str]:
         """The note's CRDT state for an editor acting for a person: every update
@@ -193,8 +227,7 @@ class NoteService:
                 next_call="fastpad_fetch",
             )
         with self.store.read(principal.workspace_id) as tx:
-            if not principal.can_see(note_id) or not is_ulid(note_id):
-                raise _not_found(note_id)
+            _require_reachable(principal, note_id)
             row = tx.note(note_id, with_snapshot=True)
         if row is None:
             raise _not_found(note_id)
@@ -204,7 +237,26 @@ class NoteService:
     # ------------------------------------------------------------------ writes
 
     def create(self, principal: Principal, **fields: Any) -> NoteView:
-        """A new note, in a transaction of its own: :meth:`create_in`."""
+        """A new note, in a transaction of its own: :meth:`create_in`.
+
+        An agent's own words are prose, and an agent changes prose only through review: without
+        auto-apply its note is refused (a turn needs a note to live on, so there is no pending
+        creation to propose); with auto-apply it lands at once, unreviewed, as a turn on Agent
+        activity (:attr:`agent_creations`). Inbound content an agent only carries — a capture,
+        an import — is not its words and is created directly, ``inbound_untrusted``."""
+        if principal.kind == "agent" and principal.origin is Origin.AGENT_WRITTEN and not fields.get("inbound"):
+            principal.require(NOTES_WRITE)
+            principal.require_whole_workspace(_CREATES_NO_NOTES)  # the first refusal, with auto-apply or not
+            if not principal.auto_apply or self.agent_creations is None:
+                raise PolicyDenied(
+                    detail=("an agent does not create notes directly: propose the text into an existing note "
+                            "(fastpad_propose, or POST /v1/notes/{id}/proposals) or ask a person to create it; "
+                            "a token with auto-apply creates notes that stay unreviewed and are listed on "
+                            "Agent activity"),
+                    extra={"reason": "agents_propose"},
+                    next_call="POST /v1/notes/{id}/proposals",
+                )
+            return self.agent_creations(principal, fields)
         with self.store.write(principal.workspace_id) as tx:
             return self.create_in(tx, principal, **fields)
 
@@ -226,6 +278,11 @@ class NoteService:
         id get a fresh ULID; ``title``/``types``/``properties`` given here override the
         Markdown's frontmatter.
 
+        A block id is unique across the workspace: a given id (an anchor in the Markdown, or
+        ``Block.id``) that another note already holds — a pasted or copied note's anchors — gets
+        a fresh ULID instead, and the returned view's ``reassigned_block_ids`` maps each such
+        old id to its new one. Ids no other note holds are kept.
+
         Two things only an import asks for. ``note_id`` is an id minted earlier
         for this note — an import remembers the ids it minted, so a retry
         creates the same note with the same ids; a note that already has it is a
@@ -235,8 +292,7 @@ class NoteService:
         principal.require(NOTES_WRITE)
         if note_id is not None and not is_ulid(note_id):
             raise ValidationFailed(detail="a note id is a ULID", field_errors=[FieldError("note_id", "ulid", "a ULID")])
-        if principal.note_ids is not None:
-            raise OutOfScope(detail="this credential is limited to a set of notes and cannot create new ones")
+        principal.require_whole_workspace(_CREATES_NO_NOTES)
         if markdown is not None and blocks is not None:
             raise ValidationFailed(detail="send markdown or blocks, not both",
                                    field_errors=[FieldError("blocks", "exclusive", "not together with markdown")])
@@ -264,24 +320,24 @@ class NoteService:
             types=types or meta.types,
             properties=dict(properties) if properties is not None else dict(meta.properties),
         )
-        given = _mint_block_ids(given)
+        minted_earlier, note_id = note_id is not None, note_id or new_id()
+        if minted_earlier and tx.note(note_id) is not None:
+            raise Conflict(detail=f"a note {note_id} already exists", extra={"reason": "exists", "note_id": note_id},
+                           next_call=f"GET /v1/notes/{note_id}")
+        given, reassigned = _reassign_block_ids_held_elsewhere(tx, note_id, _mint_block_ids(given))
 
         doc = NoteDocument.new(meta=meta, blocks=given)
         origin = Origin.INBOUND_UNTRUSTED if inbound else principal.origin
         stamp = Provenance.for_write(origin)
         projection = [_block_row(b, i, stamp) for i, b in enumerate(doc.blocks())]
         now = self.clock()
-        minted_earlier, note_id = note_id is not None, note_id or new_id()
-        if minted_earlier and tx.note(note_id) is not None:
-            raise Conflict(detail=f"a note {note_id} already exists", extra={"reason": "exists", "note_id": note_id},
-                           next_call=f"GET /v1/notes/{note_id}")
         self._commit(tx, NoteWrite(
-            note_id=note_id, kind="create", at=now, actor=replace(_actor(principal), origin=origin.value),
+            note_id=note_id, kind="create", at=now, actor=replace(principal.actor(), origin=origin.value),
             update=doc.export_updates(None),
             snapshot=doc.snapshot(), frontier=doc.frontier(), title=doc.meta.title, types=doc.meta.types,
             properties=doc.meta.properties, blocks=projection,
         ), previous_blocks=[])
-        return self._view(tx, principal, note_id)
+        return replace(self._view(tx, principal, note_id), reassigned_block_ids=reassigned)
 
     def create_many(self, principal: Principal, items: list[dict[str, Any]]) -> list[NoteView | FastpadError]:
         """Create several notes, each in its own transaction: one refused item never
@@ -309,7 +365,8 @@ class NoteService:
         peer_id: str | None,
         expected_frontier: str,
     ) -> OpsResult:
-        """Import one Loro update computed against ``expected_frontier``.
+        """Import one Loro update computed against ``expected_frontier``: a person's save, whose
+        blocks take their provenance from :class:`_PersonsSave` (never upward by accident).
 
         StaleFrontier (409, naming both frontiers) when the note has moved on;
         ValidationFailed (422) when the update is refused (size, atoms, mode,
@@ -317,12 +374,14 @@ class NoteService:
         """
         principal.require(NOTES_WRITE)
         if principal.kind == "agent":
-            # Spec, Agents › Proposals, not writes: "If you are an agent, do not use this route."
+            # Spec, API › Writing a note: "If you are an agent, do not use this route." A raw Loro
+            # update is not a reviewable diff (it may touch any block, the title, the types), so it
+            # is not turned into a turn: the agent proposes ops against the same note instead.
             raise PolicyDenied(
-                detail=("an agent changes a note only by proposing (fastpad_propose); with an auto-apply "
-                        "token the proposal lands at once, stays unreviewed, and is listed on Agent activity"),
-                extra={"reason": "agents_propose"},
-                next_call="fastpad_propose",
+                detail=("an agent changes a note only by proposing; with an auto-apply token the proposal "
+                        "lands at once, stays unreviewed, and is listed on Agent activity"),
+                extra={"reason": "agents_propose", "note_id": note_id},
+                next_call=f"POST /v1/notes/{note_id}/proposals",
             )
         if not isinstance(ops, (bytes, bytearray)):
             raise ValidationFailed(detail="ops must be bytes", field_errors=[FieldError("ops", "type", "Loro update bytes")])
@@ -351,14 +410,14 @@ class NoteService:
             before = tx.blocks(note_id)
             after = doc.blocks()
             _check_block_identity(after)
+            _refuse_block_ids_held_elsewhere(tx, note_id, before, after)
             changed = _changed_block_ids(before, after)
-            provenance = restamp(
-                {b.block_id: Provenance(Origin(b.origin), ReviewState(b.review_state)) for b in before},
-                changed, [b.id for b in after], Provenance.for_write(principal.origin),
-            )
+            current = {b.block_id: _provenance(b) for b in before}
+            provenance = restamp(current, changed, [b.id for b in after],
+                                 _PersonsSave(tx, principal, note_id, doc, current).stamp)
             meta = doc.meta
             self._commit(tx, NoteWrite(
-                note_id=note_id, kind="ops", at=self.clock(), actor=_actor(principal),
+                note_id=note_id, kind="ops", at=self.clock(), actor=principal.actor(),
                 expected_frontier=row.frontier, update=ops, peer_id=peer_id, snapshot=doc.snapshot(),
                 frontier=frontier, title=meta.title, types=meta.types, properties=meta.properties,
                 blocks=[_block_row(b, i, provenance[b.id]) for i, b in enumerate(after)],
@@ -370,13 +429,14 @@ class NoteService:
         an alias, and links waiting for the new title resolve to this note."""
         principal.require(NOTES_WRITE)
         if principal.kind == "agent":
-            # A title is prose, and an agent changes prose only through proposals. The review ops
-            # have no rename, so an agent (auto-apply or not) cannot rename; a person does.
+            # A title is prose, and an agent changes prose only through proposals. The spec's seven
+            # op kinds have no rename, so an agent (auto-apply or not) cannot rename; a person does.
+            # The next call names what a person runs, not the proposals route, which cannot rename.
             raise PolicyDenied(
                 detail=("an agent changes a note only by proposing (fastpad_propose), and proposals cannot "
                         "rename a note; ask a person to rename it"),
-                extra={"reason": "agents_propose"},
-                next_call="fastpad_propose",
+                extra={"reason": "agents_propose", "note_id": note_id},
+                next_call=f"ask a person to rename it (POST /v1/notes/{note_id}/rename from their own credential)",
             )
         if not isinstance(title, str) or not title.strip():
             raise ValidationFailed(detail="a new title is needed",
@@ -390,7 +450,7 @@ class NoteService:
             meta = doc.meta
             doc.set_meta(NoteMeta(title, meta.types, meta.properties))
             self._commit(tx, NoteWrite(
-                note_id=note_id, kind="rename", at=self.clock(), actor=_actor(principal),
+                note_id=note_id, kind="rename", at=self.clock(), actor=principal.actor(),
                 expected_frontier=row.frontier, update=doc.export_updates(row.frontier), snapshot=doc.snapshot(),
                 frontier=doc.frontier(), title=title,
             ))
@@ -433,7 +493,7 @@ class NoteService:
         }[kind]
         if (getattr(row, field) is None) == (value is None):
             return self._view(tx, principal, note_id)  # already in that state: nothing to write
-        self._commit(tx, NoteWrite(note_id=note_id, kind=kind, at=now, actor=_actor(principal),
+        self._commit(tx, NoteWrite(note_id=note_id, kind=kind, at=now, actor=principal.actor(),
                                    expected_frontier=row.frontier, **{field: value}))
         return self._view(tx, principal, note_id)
 
@@ -464,8 +524,8 @@ class NoteService:
         changed = _changed_block_ids(before, after)
         if stamp is None and changed - set(stamps):
             raise ValueError("an edit that changes blocks needs the provenance to stamp them with")
-        current = {b.block_id: Provenance(Origin(b.origin), ReviewState(b.review_state)) for b in before}
-        provenance = restamp(current, changed, [b.id for b in after], stamp)  # type: ignore[arg-type]
+        current = {b.block_id: _provenance(b) for b in before}
+        provenance = restamp(current, changed, [b.id for b in after], lambda _: stamp)  # type: ignore[arg-type]
         provenance.update({block_id: p for block_id, p in stamps.items() if block_id in provenance})
         result = NoteEdit(row.frontier, frontier, before)
         if frontier == row.frontier and all(provenance[b.id] == current.get(b.id) for b in after):
@@ -473,7 +533,7 @@ class NoteService:
         moved = frontier != row.frontier
         meta = doc.meta
         self._commit(tx, NoteWrite(
-            note_id=note_id, kind=kind, at=self.clock(), actor=_actor(principal), expected_frontier=row.frontier,
+            note_id=note_id, kind=kind, at=self.clock(), actor=principal.actor(), expected_frontier=row.frontier,
             update=doc.export_updates(row.frontier) if moved else None, snapshot=doc.snapshot() if moved else None,
             frontier=frontier if moved else None, title=meta.title, types=meta.types, properties=meta.properties,
             blocks=[_block_row(b, i, provenance[b.id]) for i, b in enumerate(after)],
@@ -490,17 +550,18 @@ class NoteService:
         having written nothing, when the stored rows do not match that picture (the caller
         then compares every block)."""
         previous = {b.block_id: b for b in tx.blocks_by_id(row.id, (b.id for b in edited.values() if b.id))}
-        stamp = Provenance.for_write(principal.origin)
+        current = {block_id: _provenance(b) for block_id, b in previous.items()}
+        persons_save = _PersonsSave(tx, principal, row.id, doc, current)
         rows, before = [], []
         for position, block in sorted(edited.items()):
             old = previous.get(block.id or "")
             if old is None or old.position != position:
                 return False
             if (old.type, old.text, old.attrs) != (block.type, block.text, block.attrs):
-                rows.append(_block_row(block, position, stamp))
+                rows.append(_block_row(block, position, persons_save.stamp(old.block_id)))
                 before.append(old)
         self._commit(tx, NoteWrite(
-            note_id=row.id, kind="ops", at=self.clock(), actor=_actor(principal), expected_frontier=row.frontier,
+            note_id=row.id, kind="ops", at=self.clock(), actor=principal.actor(), expected_frontier=row.frontier,
             update=ops, peer_id=peer_id, snapshot=doc.snapshot(), frontier=frontier,
             block_edits=BlockEdits(rows, before),
         ))
@@ -521,8 +582,7 @@ class NoteService:
     @staticmethod
     def _writable_row(tx: WorkspaceTx, principal: Principal, note_id: str, *, with_snapshot: bool = False,
                       allow_trashed: bool = False) -> NoteRow:
-        if not principal.can_see(note_id) or not is_ulid(note_id):
-            raise _not_found(note_id)
+        _require_reachable(principal, note_id)
         row = tx.note(note_id, with_snapshot=with_snapshot, for_update=True)
         if row is None:
             raise _not_found(note_id)
@@ -533,8 +593,7 @@ class NoteService:
 
     @staticmethod
     def _view(tx: WorkspaceTx, principal: Principal, note_id: str) -> NoteView:
-        if not principal.can_see(note_id) or not is_ulid(note_id):
-            raise _not_found(note_id)
+        _require_reachable(principal, note_id)
         row = tx.note(note_id)
         if row is None:
             raise _not_found(note_id)
@@ -549,6 +608,53 @@ class NoteService:
             created_at=row.created_at, updated_at=row.updated_at, archived_at=row.archived_at,
             trashed_at=row.trashed_at,
         )
+
+
+class _PersonsSave:
+    """The provenance one person's save (``apply_ops``, on either of its write paths) gives
+    each block it changes: the same rule for the browser editor, ``fp push`` and any other
+    client of ``POST /v1/notes/{id}/ops``.
+
+    A block the save adds is the person's (``human_typed``, ``human_accepted``). A block that
+    was already theirs stays so. Any other block — an agent's, an import's, a capture's —
+    keeps its origin and review state, with the person recorded as its last author, unless
+    the save completes a rewrite of it (``fastpad.notes.provenance.rewritten``): then it is
+    the person's. The earlier text a rewrite is measured against is the block as it stood
+    after the note's last write that was not a person's save: every other provenance comes
+    from such a write, and the person's edits since are what the measure looks at."""
+
+    def __init__(self, tx: WorkspaceTx, principal: Principal, note_id: str, doc: NoteDocument,
+                 current: Mapping[str, Provenance]) -> None:
+        self._tx, self._note_id, self._doc, self._current = tx, note_id, doc, current
+        self._persons_own = Provenance.for_write(principal.origin)
+
+    def stamp(self, block_id: str) -> Provenance:
+        current = self._current.get(block_id)
+        if current is None or current == self._persons_own or self._rewritten(block_id):
+            return self._persons_own
+        return current
+
+    def _rewritten(self, block_id: str) -> bool:
+        if self._since is None:
+            return False  # nothing to measure against: the block stays as it is marked
+        # The cheap answer for nearly every save (a typo fix, a sentence added): an unbroken run
+        # of the very characters the block held then is its earlier words, less at most what was
+        # deleted from between them, so the note need not be rebuilt as it was.
+        if self._doc.keeps_run_from(block_id, self._since, SURVIVING_STRETCH):
+            return False
+        # A block the note did not hold then has no earlier text to measure: it stays as marked.
+        return self._then.has_block(block_id) and rewritten(self._then.block(block_id), self._doc.block(block_id))
+
+    @cached_property
+    def _since(self) -> str | None:
+        since = self._tx.frontier_after_last_write_besides(self._note_id, "ops")
+        return since if since is not None and self._doc.knows(since) else None
+
+    @cached_property
+    def _then(self) -> NoteDocument:
+        """The note at ``_since``: built at most once a save, and only when a block may be rewritten."""
+        assert self._since is not None
+        return self._doc.at(self._since)
 
 
 # ---------------------------------------------------------------------- helpers
@@ -572,12 +678,28 @@ def decode_cursor(cursor: str) -> str:
     return raw[len(_CURSOR_PREFIX):]
 
 
+def _markdown_for(principal: Principal, view: NoteView) -> str:
+    """A note's canonical Markdown as ``principal`` may read it: a reader who is not a person gets
+    the blocks its trust floor admits, and nothing below it."""
+    floor = floor_for(principal)
+    blocks = [Block(b["id"], b["type"], b["text"], b["attrs"]) for b in view.blocks
+              if principal.is_person or admits(floor, b.get("origin"), b.get("review_state"))]
+    return serialize_markdown(NoteMeta(view.title, view.types, view.properties), blocks)
+
+
 def _not_found(note_id: str) -> NotFound:
     return NotFound(detail=f"no note {note_id}", extra={"note_id": note_id}, next_call="GET /v1/notes")
 
 
-def _actor(principal: Principal) -> Actor:
-    return Actor(principal.kind, principal.principal_id, principal.token_id, principal.origin.value)
+def _require_reachable(principal: Principal, note_id: str) -> None:
+    """Before any lookup: a malformed id names no note; one outside the note set is out-of-scope."""
+    if not is_ulid(note_id):
+        raise _not_found(note_id)
+    principal.require_note(note_id)
+
+
+def _provenance(row: BlockRow) -> Provenance:
+    return Provenance(Origin(row.origin), ReviewState(row.review_state))
 
 
 def _block_row(block: Block, position: int, stamp: Provenance) -> BlockRow:
@@ -606,6 +728,15 @@ def _mint_block_ids(blocks: list[Block]) -> list[Block]:
     return out
 
 
+def _reassign_block_ids_held_elsewhere(tx: WorkspaceTx, note_id: str,
+                                       blocks: list[Block]) -> tuple[list[Block], dict[str, str]]:
+    """``blocks`` with a fresh ULID for each id another note of the workspace holds, and the
+    map of those old ids to the new ones."""
+    held = tx.block_ids_held_elsewhere((b.id for b in blocks if b.id), note_id)
+    reassigned = {block_id: new_id() for block_id in sorted(held)}
+    return [b.with_id(reassigned[b.id]) if b.id in reassigned else b for b in blocks], reassigned
+
+
 def _check_block_identity(blocks: list[Block]) -> None:
     """After an import every block must still have its own ULID (the projection and
     everything that anchors to a block depend on it); otherwise the save is refused."""
@@ -620,6 +751,23 @@ def _check_block_identity(blocks: list[Block]) -> None:
                                          else f"block id {block.id} would appear twice")],
             )
         seen.add(block.id)
+
+
+def _refuse_block_ids_held_elsewhere(tx: WorkspaceTx, note_id: str, before: list[BlockRow],
+                                     after: list[Block]) -> None:
+    """An update cannot give a new block an id another note holds: block ids are unique
+    across the workspace. The server cannot re-id a block inside the client's CRDT update
+    (the client's document would no longer be the server's), so the save is refused; the
+    editor and ``fp push`` mint fresh ids for a copy, so only a client that kept a copied
+    block's id meets this."""
+    own = {b.block_id for b in before}
+    held = tx.block_ids_held_elsewhere((b.id for b in after if b.id and b.id not in own), note_id)
+    if held:
+        raise ValidationFailed(
+            detail="this update gives blocks ids another note holds; copied blocks need freshly minted ids",
+            field_errors=[FieldError("ops", "block_identity", f"block id {block_id} belongs to another note")
+                          for block_id in sorted(held)[:50]],
+        )
 
 
 def _changed_block_ids(before: list[BlockRow], after: list[Block]) -> set[str]:

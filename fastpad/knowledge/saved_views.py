@@ -29,8 +29,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from fastpad.errors import Conflict, FieldError, NotFound, OutOfScope, ValidationFailed
-from fastpad.knowledge.notes import _actor
+from fastpad.errors import Conflict, FieldError, NotFound, ValidationFailed
 from fastpad.knowledge.query import DEFAULT_LIMIT, Definition, KnowledgeQueryService, QueryPage
 from fastpad.knowledge.property_index import load_schema
 from fastpad.notes import is_ulid, new_id
@@ -106,7 +105,7 @@ class CollectionService:
                             principal.principal_id, now, now)
         with self.store.write(principal.workspace_id) as tx:
             tx.typed.insert_collection(row)
-            tx.feed.append("collection_create", at=now, actor=_actor(principal), subject_id=row.id)
+            tx.feed.append("collection_create", at=now, actor=principal.actor(), subject_id=row.id)
         return CollectionView(row)
 
     def update(self, principal: Principal, collection_id: str, *, name: Any = None, layout: Any = None,
@@ -130,7 +129,7 @@ class CollectionService:
             if not tx.typed.update_collection(row):
                 raise Conflict(detail="the collection changed meanwhile", extra={"reason": "stale_version"},
                                next_call=f"GET /v1/collections/{collection_id}")
-            tx.feed.append("collection_update", at=now, actor=_actor(principal), subject_id=row.id)
+            tx.feed.append("collection_update", at=now, actor=principal.actor(), subject_id=row.id)
         return CollectionView(row)
 
     def delete(self, principal: Principal, collection_id: str) -> None:
@@ -139,15 +138,15 @@ class CollectionService:
         with self.store.write(principal.workspace_id) as tx:
             if not is_ulid(collection_id) or not tx.typed.delete_collection(collection_id):
                 raise _no_collection(collection_id)
-            tx.feed.append("collection_delete", at=self.clock(), actor=_actor(principal), subject_id=collection_id)
+            tx.feed.append("collection_delete", at=self.clock(), actor=principal.actor(), subject_id=collection_id)
 
     # ------------------------------------------------------------------ internals
 
     @staticmethod
     def _require_writer(principal: Principal) -> None:
         principal.require(NOTES_WRITE)
-        if principal.note_ids is not None:
-            raise OutOfScope(detail="a credential limited to a set of notes cannot change the workspace's collections")
+        principal.require_whole_workspace(
+            "a credential limited to a set of notes cannot change the workspace's collections")
 
     def _row(self, principal: Principal, collection_id: str) -> CollectionRow:
         if not isinstance(collection_id, str) or not is_ulid(collection_id):

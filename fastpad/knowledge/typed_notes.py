@@ -23,7 +23,7 @@ from datetime import datetime
 from typing import Any
 
 from fastpad.errors import FastpadError, FieldError, ValidationFailed
-from fastpad.knowledge.notes import NoteService, _actor
+from fastpad.knowledge.notes import NoteService
 from fastpad.knowledge.property_index import load_schema
 from fastpad.knowledge.schema import PropertyDef, Schema
 from fastpad.knowledge.values import InvalidValue, index_entries
@@ -121,7 +121,7 @@ class TypedNoteService:
         doc.set_meta(NoteMeta(meta.title, tuple(types), merged))
         frontier = doc.frontier()
         NoteService._commit(tx, NoteWrite(
-            note_id=note_id, kind="meta", at=self.clock(), actor=_actor(principal),
+            note_id=note_id, kind="meta", at=self.clock(), actor=principal.actor(),
             expected_frontier=row.frontier, update=doc.export_updates(row.frontier), snapshot=doc.snapshot(),
             frontier=frontier, types=tuple(types), properties=merged,
         ))
@@ -179,7 +179,9 @@ def _check_reference(
     if prop.kind == "person" and tx.member(value) is None:
         return FieldError(field, "member", "not a member of this workspace")
     if prop.kind == "relation":
-        note = tx.note(value) if principal.can_see(value) else None
+        if outside := principal.note_outside_set(value, field):
+            return outside
+        note = tx.note(value)
         if note is None or note.trashed_at is not None:
             return FieldError(field, "note", f"no note {value}")
         if prop.target not in schema.closure(note.types):

@@ -17,7 +17,6 @@ from datetime import datetime
 from typing import Any
 
 from fastpad.errors import Conflict, FieldError, NotFound, ValidationFailed
-from fastpad.knowledge.notes import _actor
 from fastpad.knowledge.property_index import load_schema, reindex, type_def
 from fastpad.knowledge.schema import PropertyDef, Schema, TypeDef, check_name, parse_extends, parse_properties
 from fastpad.notes import new_id
@@ -86,7 +85,7 @@ class TypeService:
             tx.typed.insert_type(row)
             schema = Schema([*schema.types.values(), type_def(row)])
             reindex(tx, tx.typed.notes_of_types([name]), schema)
-            tx.feed.append("type_define", at=now, actor=_actor(principal), subject_id=name)
+            tx.feed.append("type_define", at=now, actor=principal.actor(), subject_id=name)
         return TypeView.of(schema, name)
 
     def update(
@@ -123,7 +122,7 @@ class TypeService:
                 raise Conflict(detail=f"{name} changed meanwhile", extra={"reason": "stale_version"})
             schema = Schema([*(t for t in schema.types.values() if t.name != name), type_def(row)])
             reindex(tx, tx.typed.notes_of_types(schema.descendants(name)), schema)
-            tx.feed.append("type_update", at=now, actor=_actor(principal), subject_id=name)
+            tx.feed.append("type_update", at=now, actor=principal.actor(), subject_id=name)
         return TypeView.of(schema, name)
 
 

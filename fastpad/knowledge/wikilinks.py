@@ -8,24 +8,30 @@ notes]]`` finds "Meeting  Notes".
 What is not a link: anything inside a code block or an inline code span,
 ``\\[[escaped]]`` brackets, an ``@`` in the middle of a word (``bob@example.com``),
 and a ``[[…]]`` whose title is empty or longer than ``MAX_TITLE`` characters.
-A bare ``@Name`` is one word (letters, digits, ``_``, ``-``, inner dots); a
-multi-word mention is written ``@[[Two words]]``.
+A bare ``@Name`` starts with one word (letters, digits, ``_``, ``-``, inner dots)
+and names the longest run of up to ``MAX_MENTION_WORDS`` such words, one space
+apart, that is a title (``extract_links(…, titles=…)``): ``@First note`` is the
+note "First note" when there is one, and never a note "First" instead; with no
+such title it is its first word alone. ``@[[Two words]]`` names a title exactly.
 """
 
 from __future__ import annotations
 
 import re
 import unicodedata
+from collections.abc import Container
 from dataclasses import dataclass
 
 from fastpad.notes.blocks import CODE
 
 MAX_TITLE = 300
+MAX_MENTION_WORDS = 12  # the longest title a bare @mention can name, in words
 EVIDENCE_RADIUS = 120  # characters of context kept on each side of a link
 
 _CODE_SPAN = re.compile(r"(`+)(?:(?!\1).)+?\1", re.S)
 _WIKILINK = re.compile(r"(?<!\\)\[\[([^\[\]\n|]+?)(?:\|[^\[\]\n]*)?\]\]")  # @[[…]] is the same link
 _MENTION = re.compile(r"(?<![\w@/\\.])@(\w(?:[\w\-.]*\w)?)")
+_MENTION_NEXT_WORD = re.compile(r" (\w(?:[\w\-.]*\w)?)")  # one space, then a word as a mention's
 
 
 def title_key(title: str) -> str:
@@ -42,27 +48,56 @@ class LinkRef:
     evidence: str
 
 
-def extract_links(block_type: str, text: str) -> list[LinkRef]:
-    """The titles a block links to, each once, in order of first appearance."""
-    if block_type == CODE or ("[[" not in text and "@" not in text):
-        return []
-    # Blank out code spans (same length, so offsets still point into `text`).
-    scan = _CODE_SPAN.sub(lambda m: " " * len(m.group(0)), text) if "`" in text else text
-    found: list[tuple[int, int, str]] = []
-    for match in _WIKILINK.finditer(scan):
-        found.append((match.start(), match.end(), match.group(1)))
-    taken = [(start, end) for start, end, _ in found]
-    for match in _MENTION.finditer(scan):
-        if not any(start <= match.start() < end for start, end in taken):
-            found.append((match.start(), match.end(), match.group(1)))
+def mention_titles(block_type: str, text: str) -> set[str]:
+    """The title keys the block's bare @mentions could name past their first word: the
+    titles ``extract_links`` needs told about (which of them are titles) to choose among."""
+    return {title_key(raw) for *_, longer in _occurrences(block_type, text) for _, raw in longer}
+
+
+def extract_links(block_type: str, text: str, *, titles: Container[str] = frozenset()) -> list[LinkRef]:
+    """The titles a block links to, each once, in order of first appearance. ``titles``: the
+    title keys that name a note, from which a bare @mention takes its longest reading."""
     refs: dict[str, LinkRef] = {}
-    for start, end, raw in sorted(found):
+    for start, end, raw, longer in _occurrences(block_type, text):
+        end, raw = next(((e, r) for e, r in reversed(longer) if title_key(r) in titles), (end, raw))
         title = " ".join(raw.split())
         key = title_key(title)
         if not key or len(title) > MAX_TITLE or key in refs:
             continue
         refs[key] = LinkRef(title, key, evidence_window(text, start, end))
     return list(refs.values())
+
+
+def _occurrences(block_type: str, text: str) -> list[tuple[int, int, str, list[tuple[int, str]]]]:
+    """Every link written in the block, in order: (start, end, raw title, longer readings).
+    Only a bare @mention has longer readings — (end, raw title) taking in one more word
+    each, shortest first."""
+    if block_type == CODE or ("[[" not in text and "@" not in text):
+        return []
+    # Blank out code spans (same length, so offsets still point into `text`; a blanked span is
+    # more than one space, so no mention reads on across it).
+    scan = _CODE_SPAN.sub(lambda m: " " * len(m.group(0)), text) if "`" in text else text
+    found: list[tuple[int, int, str, list[tuple[int, str]]]] = []
+    for match in _WIKILINK.finditer(scan):
+        found.append((match.start(), match.end(), match.group(1), []))
+    taken = [(start, end) for start, end, *_ in found]
+    for match in _MENTION.finditer(scan):
+        if not any(start <= match.start() < end for start, end in taken):
+            found.append((match.start(), match.end(), match.group(1), _longer_readings(scan, match)))
+    return sorted(found)
+
+
+def _longer_readings(scan: str, mention: re.Match[str]) -> list[tuple[int, str]]:
+    readings: list[tuple[int, str]] = []
+    words, end = [mention.group(1)], mention.end()
+    while len(words) < MAX_MENTION_WORDS:
+        word = _MENTION_NEXT_WORD.match(scan, end)
+        if word is None or word.end() - mention.start() - 1 > MAX_TITLE:
+            break
+        words.append(word.group(1))
+        end = word.end()
+        readings.append((end, " ".join(words)))
+    return readings
 
 
 def evidence_window(text: str, start: int, end: int, radius: int = EVIDENCE_RADIUS) -> str:

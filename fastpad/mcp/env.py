@@ -11,26 +11,17 @@ neutralised. A delegated token inherits nothing: list it by its own id.
 
 from __future__ import annotations
 
-import hashlib
-import hmac
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from fastpad.outbound import OutboundPolicy
+from fastpad.outbound.pipeline import redaction_key
 from fastpad.outbound.budget import DEFAULT_MAX_TOKENS
 from fastpad.security.principals import Principal
 
 if TYPE_CHECKING:
     from fastpad.api.ratelimit import RateLimiter
-
-# The redaction fingerprint key is derived from the deployment secret for this purpose only.
-_REDACTION_KEY_CONTEXT = b"fastpad/outbound/redaction/v1"
-
-
-def redaction_key(secret: bytes) -> bytes:
-    return hmac.new(secret, _REDACTION_KEY_CONTEXT, hashlib.sha256).digest()
-
 
 @dataclass
 class McpEnv:

@@ -34,6 +34,7 @@ from loro import (
     LoroMovableList,
     LoroText,
     Ordering,
+    Side,
     VersionRange,
     VersionVector,
 )
@@ -197,6 +198,25 @@ class NoteDocument:
 
     def block(self, block_id: str) -> Block:
         return _read_block(_value_of(self._list.get(self.index_of(block_id))))
+
+    def has_block(self, block_id: str) -> bool:
+        return block_id in self._index()
+
+    def keeps_run_from(self, block_id: str, frontier: str, length: int) -> bool:
+        """Whether ``length`` adjacent characters of the block's text were all in it already at
+        ``frontier``: the very characters, each told apart by its identity in the Loro text
+        (a letter deleted and typed again is a new one)."""
+        text = _existing(self._map(block_id), "text", LoroText)
+        if text is None:  # a plain string another peer left: its characters have no identities
+            return False
+        held = self._doc.frontiers_to_vv(self._known(frontier, field="frontier"))
+        run = 0
+        for position in range(text.len_unicode):
+            character = text.get_cursor(position, Side.Middle).id
+            run = run + 1 if character is not None and held.includes_id(character) else 0
+            if run >= length:
+                return True
+        return False
 
     def index_of(self, block_id: str) -> int:
         position = self._index().get(block_id)
@@ -366,6 +386,10 @@ class NoteDocument:
     def knows(self, frontier: str) -> bool:
         """Whether this note holds every op of ``frontier`` (a malformed string raises)."""
         return self._doc.frontiers_to_vv(decode_frontier(frontier)) is not None
+
+    def at(self, frontier: str) -> NoteDocument:
+        """An independent copy of the note as it was at ``frontier``, with its own peer id."""
+        return NoteDocument(self._doc.fork_at(self._known(frontier, field="frontier")))
 
     def compare(self, a: str, b: str) -> Comparison:
         """How version ``a`` relates to ``b``: equal, before, after, or concurrent."""

@@ -22,6 +22,8 @@ Everything here is pure: the stored note is never modified.
 
 from __future__ import annotations
 
+import hashlib
+import hmac
 from dataclasses import dataclass, field
 from typing import Any, Callable, Sequence
 
@@ -32,6 +34,12 @@ from fastpad.outbound.secrets import Redaction, redact
 from fastpad.outbound.tokens import count_tokens
 
 MIN_SECRET_KEY_BYTES = 16
+# The redaction fingerprint key is derived from the deployment secret for this purpose only.
+_REDACTION_KEY_CONTEXT = b"fastpad/outbound/redaction/v1"
+
+
+def redaction_key(secret: bytes) -> bytes:
+    return hmac.new(secret, _REDACTION_KEY_CONTEXT, hashlib.sha256).digest()
 
 
 @dataclass(frozen=True)

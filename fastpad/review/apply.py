@@ -35,7 +35,6 @@ from typing import Literal
 from fastpad.errors import FieldError, StaleFrontier, ValidationFailed
 from fastpad.notes.blocks import BLOCK_TYPES, Block
 from fastpad.notes.document import NoteDocument
-from fastpad.notes.frontier import decode_frontier
 from fastpad.review.ops import Delete, InsertAfter, InsertBefore, Op, ReplaceBlock, is_prose, normalized_attrs
 
 DiffKind = Literal["inserted", "replaced", "deleted"]
@@ -119,7 +118,7 @@ def fork_at(note: NoteDocument, frontier: str | None = None) -> NoteDocument:
             field_errors=[FieldError("expected_frontier", "unknown_frontier", "This note has never been at that version.")],
             extra={"current_frontier": note.frontier()},
         )
-    return NoteDocument(note.loro.fork_at(decode_frontier(frontier)))
+    return note.at(frontier)
 
 
 def blocks_at(note: NoteDocument, frontier: str) -> list[Block]:

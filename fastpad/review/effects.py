@@ -30,7 +30,8 @@ Revert
 - an edge the accept inserted is removed, unless a person has confirmed it since
   (``GraphService.promote``, the one way the graph changes an edge made through it) —
   then it stays (``kept_confirmed``); one already deleted is ``gone``;
-- an event note the accept created goes to the trash (``trashed``; restorable from
+- an event note the accept created, or the note an auto-apply agent's creation made
+  (``ReviewService.land_agent_creation``), goes to the trash (``trashed``; restorable from
   there, whatever was written in it since); one already in the trash or purged is
   ``gone``;
 - a moved event gets its previous window back (``restored``) while its window is still
@@ -68,15 +69,17 @@ class Landed:
     links: list[str] = field(default_factory=list)  # edges it inserted (add_edge ops and cites)
     events: list[str] = field(default_factory=list)  # event notes it created
     moves: list[dict[str, Any]] = field(default_factory=list)  # {"event_id", "before": window, "after": window}
+    notes: list[str] = field(default_factory=list)  # the note an agent's creation turn made
 
     def as_json(self) -> dict[str, Any]:
         return {name: value for name, value in (("links", self.links), ("events", self.events),
-                                                ("moves", self.moves)) if value}
+                                                ("moves", self.moves), ("notes", self.notes)) if value}
 
     @classmethod
     def from_json(cls, data: dict[str, Any] | None) -> "Landed":
         data = data or {}
-        return cls(list(data.get("links", ())), list(data.get("events", ())), list(data.get("moves", ())))
+        return cls(list(data.get("links", ())), list(data.get("events", ())), list(data.get("moves", ())),
+                   list(data.get("notes", ())))
 
 
 class Calendar(Protocol):
@@ -110,11 +113,7 @@ class EventNotes:
             landed.moves.append({"event_id": op["event_id"], "before": before, "after": window})
 
     def undo_create(self, tx: WorkspaceTx, principal: Principal, event_id: str) -> str:
-        row = tx.note(event_id)
-        if row is None or row.trashed_at is not None:
-            return GONE
-        self.notes.trash_in(tx, principal, event_id)
-        return TRASHED
+        return trash_created_note(self.notes, tx, principal, event_id)
 
     def undo_move(self, tx: WorkspaceTx, principal: Principal, move: dict[str, Any]) -> str:
         row = tx.note(move["event_id"])
@@ -131,10 +130,20 @@ class EventNotes:
         return RESTORED
 
 
+def trash_created_note(notes: Any, tx: WorkspaceTx, principal: Principal, note_id: str) -> str:
+    """Undo a landing's creation of a note: to the trash, or ``gone`` if it already is."""
+    row = tx.note(note_id)
+    if row is None or row.trashed_at is not None:
+        return GONE
+    notes.trash_in(tx, principal, note_id)
+    return TRASHED
+
+
 class KnowledgeEffects:
-    def __init__(self, graph: Any | None = None, calendar: Calendar | None = None) -> None:
+    def __init__(self, graph: Any | None = None, calendar: Calendar | None = None, notes: Any | None = None) -> None:
         self.graph = graph
         self.calendar = calendar
+        self.notes = notes  # to trash, on revert, a note an agent's creation turn made
 
     def apply_op(self, tx: WorkspaceTx, principal: Principal, turn: TurnRow, index: int, landed: Landed) -> None:
         """Apply one accepted edge/calendar op of ``turn`` for ``principal`` (a person)."""
@@ -166,9 +175,12 @@ class KnowledgeEffects:
     def undo(self, tx: WorkspaceTx, principal: Principal, landings: Sequence[Landed]) -> list[list[str]]:
         """Take back what ``landings`` (oldest first) did, newest first, by the rules in the
         module docstring. Returns ``[kind, id, outcome]`` for each thing, kind one of
-        ``link``, ``event``, ``move``."""
+        ``link``, ``event``, ``move``, ``note``."""
         undone: list[list[str]] = []
         for landed in reversed(landings):
+            for note_id in landed.notes:
+                undone.append(["note", note_id, trash_created_note(_required(self.notes, "notes"), tx, principal,
+                                                                   note_id)])
             for move in reversed(landed.moves):
                 undone.append(["move", move["event_id"], self._calendar().undo_move(tx, principal, move)])
             for event_id in landed.events:

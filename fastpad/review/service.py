@@ -51,17 +51,19 @@ from fastpad.errors import (
     ValidationFailed,
 )
 from fastpad.knowledge.edges import SUPERSEDES, check_edge_type
-from fastpad.knowledge.notes import NoteEdit, NoteService
+from fastpad.knowledge.notes import NoteEdit, NoteService, NoteView
+from fastpad.knowledge.trust import TrustFloor, filter_blocks
 from fastpad.notes import NoteDocument
 from fastpad.notes.ids import is_ulid, new_id
 from fastpad.notes.provenance import Origin, Provenance, ReviewState
-from fastpad.review.apply import ProseResult, apply_changes, apply_prose, blocks_at, check_fresh
-from fastpad.review.copy_guard import ReadText, could_share_shingles, guard_copy, new_texts_from_diffs
+from fastpad.review.apply import BlockDiff, apply_changes, apply_prose, blocks_at, check_fresh
+from fastpad.review.copy_guard import NewText, ReadText, could_share_shingles, guard_copy, new_texts_from_diffs
 from fastpad.review.effects import KnowledgeEffects, Landed
 from fastpad.review.landing import AcceptPlan, plan_accept, plan_revert
 from fastpad.review.merge import MergeConflict, RevertOutcome
 from fastpad.review.ops import (
     AddEdge,
+    InsertBefore,
     MoveEvent,
     Op,
     needs_person,
@@ -98,7 +100,7 @@ from fastpad.security.agent_sessions import SESSION_TTL, SessionClaims, mint_ses
 from fastpad.security.handles import HANDLE_TTL, mint_handle, open_handle, require_current_frontier
 from fastpad.security.principals import Principal
 from fastpad.security.scopes import NOTES_PROPOSE, NOTES_READ, TURNS_ACCEPT
-from fastpad.store import Actor, Store, WorkspaceTx, utcnow
+from fastpad.store import Store, WorkspaceTx, utcnow
 from fastpad.store.turns import SourceUse, TurnEventRow, TurnRow
 
 MAX_PAGE = 200
@@ -143,15 +145,19 @@ class ReviewService:
 
     # ------------------------------------------------------------------ reading with handles
 
-    def fetch_with_handles(self, principal: Principal, session_id: str, note_id: str) -> FetchedNote:
+    def fetch_with_handles(self, principal: Principal, session_id: str, note_id: str,
+                           floor: TrustFloor | None = None) -> FetchedNote:
         """The note's blocks, each with an anchor handle bound to this session, token, note and
-        version; the read is recorded for the copy guard."""
+        version; the read is recorded for the copy guard. With ``floor``, only the blocks it
+        admits are read (the MCP surface applies the call's floor on the way out instead)."""
         principal.require(NOTES_READ)
         self.check_session(principal, session_id)
         now = self.clock()
         with self.store.write(principal.workspace_id) as tx:
             row = _visible_note(tx, principal, note_id)
             blocks = tx.blocks(note_id)
+            if floor is not None:
+                blocks = filter_blocks(blocks, floor)
             self._record(tx, principal, session_id, note_id, row.frontier, [(b.block_id, b.text) for b in blocks], now)
         handled = tuple(
             HandledBlock(b.block_id, b.type, b.text, b.attrs, b.origin, b.review_state, mint_handle(
@@ -249,16 +255,15 @@ class ReviewService:
                     detail="the proposal changes nothing: every op leaves the note as it is",
                     field_errors=[FieldError("ops", "no_change", "nothing to propose")],
                 )
-            self._guard_copy(tx, principal, note_id, result, ops, now)
-            turn = TurnRow(
-                id=new_id(), note_id=note_id, status=PENDING, author_kind=principal.kind,
-                author_id=principal.principal_id, author_key=principal.key, token_id=principal.token_id,
-                session_id=session_id, origin=principal.origin.value, idempotency_key=request.idempotency_key,
+            self._guard_copy(tx, principal, note_id,
+                             new_texts_from_diffs(result.diffs, field_of=_text_fields(ops, result.inserted)),
+                             [block.text for block in result.before], now)  # the note as it is: it is fresh
+            turn = _new_turn(
+                principal, session_id, note_id, now, idempotency_key=request.idempotency_key,
                 request_hash=fingerprint, base_frontier=request.expected_frontier, proposal_update=result.update(),
                 ops=[op_to_json(op) for op in ops], source_block_ids=list(request.source_block_ids),
                 diffs=[diff_to_json(d) for d in result.diffs], pending_blocks=[d.block_id for d in result.diffs],
-                pending_ops=person_ops, landed_blocks=[], accepted_ops=[], authority=None, reviewed_at=None,
-                reviewed_by=None, created_at=now, updated_at=now,
+                pending_ops=person_ops,
             )
             if request.dry_run:
                 return _dry_run(turn)
@@ -269,7 +274,7 @@ class ReviewService:
             ])
             tx.turns.append_event(_event(turn, "propose", principal, now, block_ids=turn.pending_blocks,
                                          op_indexes=person_ops))
-            tx.feed.append("proposal", at=now, actor=_actor(principal), note_id=note_id, subject_id=turn.id)
+            tx.feed.append("proposal", at=now, actor=principal.actor(), note_id=note_id, subject_id=turn.id)
             if principal.auto_apply and turn.pending_blocks:
                 # Auto-apply skips review, never the record: the turn lands now, unreviewed for good.
                 self._land(tx, principal, turn, turn.pending_blocks, review=ReviewState.UNREVIEWED,
@@ -278,17 +283,54 @@ class ReviewService:
         assert stored is not None
         return Turn.from_row(stored, self.review_url(stored.id))
 
+    def land_agent_creation(self, principal: Principal, fields: dict[str, Any]) -> NoteView:
+        """An auto-apply agent's new note (``NoteService.create`` hands it here): created at once,
+        its blocks ``agent_written``/``unreviewed``, and recorded in the same transaction as a turn
+        that landed on the token's authority, so it is listed on Agent activity like any other
+        auto-applied write. The turn is what a proposal of the same blocks into the empty note
+        would have been: each block inserted at the end, in order. Its base is the version the
+        creation made (there is no earlier one to diff against), and its landing records the
+        note, so reverting it moves the note to the trash."""
+        now = self.clock()
+        with self.store.write(principal.workspace_id) as tx:
+            view = self.notes.create_in(tx, principal, **fields)
+            created = view.block_list()
+            diffs = [BlockDiff("inserted", block.id, None, block, (), after_id)
+                     for block, after_id in zip(created, [None, *(b.id for b in created)])]
+            inserts = [InsertBefore(None, block.text, block.type, block.attrs) for block in created]
+            markdown = "markdown" if fields.get("markdown") is not None else None
+            field_of = {block.id: markdown or f"blocks[{i}].text" for i, block in enumerate(created)}
+            self._guard_copy(tx, principal, view.id, new_texts_from_diffs(diffs, field_of=field_of), (), now)
+            landed = [block.id for block in created]
+            turn = _new_turn(
+                principal, self.open_session(principal), view.id, now, idempotency_key=f"create:{view.id}",
+                request_hash=proposal_fingerprint({"create_note": view.id}), base_frontier=view.frontier,
+                proposal_update=b"",  # nothing on top of its base, which is the note as created
+                ops=[op_to_json(op) for op in inserts], source_block_ids=[],
+                diffs=[diff_to_json(d) for d in diffs], pending_blocks=[], pending_ops=[],
+            )
+            landed_at_once = replace(turn, landed_blocks=landed, authority=AUTO_APPLY)
+            turn = replace(landed_at_once, status=status_after(landed_at_once))
+            tx.turns.insert(turn)
+            tx.turns.append_event(_event(turn, "propose", principal, now, block_ids=landed))
+            # No frontiers on the landing: there is no version before the note to revert the prose
+            # to; revert takes back the creation itself (``Landed.notes``) instead.
+            tx.turns.append_event(_event(turn, "auto_apply", principal, now, block_ids=landed,
+                                         review_state=ReviewState.UNREVIEWED.value,
+                                         effects=Landed(notes=[view.id]).as_json()))
+            tx.feed.append("proposal", at=now, actor=principal.actor(), note_id=view.id, subject_id=turn.id)
+        return view
+
     @staticmethod
-    def _guard_copy(tx: WorkspaceTx, principal: Principal, note_id: str, result: ProseResult, ops: Sequence[Op],
-                    now: datetime) -> None:
-        """``cross-note-copy-denied`` if the new text reproduces what this credential read from
-        another note lately. Only texts that could share a shingle with it are handed to the
-        rule (an exact prefilter: the rest cannot change its verdict)."""
-        changes = new_texts_from_diffs(result.diffs, field_of=_text_fields(ops, result.inserted))
+    def _guard_copy(tx: WorkspaceTx, principal: Principal, note_id: str, changes: Sequence[NewText],
+                    own: Sequence[str], now: datetime) -> None:
+        """``cross-note-copy-denied`` if the new text (``changes``) reproduces what this credential
+        read from another note lately; ``own`` is the note's own text, which it may repeat. Only
+        texts that could share a shingle with it are handed to the rule (an exact prefilter: the
+        rest cannot change its verdict)."""
         read = [ReadText(r.note_id, block_id, text)
                 for r in tx.turns.reads(principal.key, since=now - SESSION_TTL, limit=MAX_READS)
                 if r.note_id != note_id for block_id, text in r.blocks]
-        own = [block.text for block in result.before]  # the note as it is: the proposal is fresh
         read = [t for t, keep in zip(read, could_share_shingles(changes, [t.text for t in read])) if keep]
         own = [t for t, keep in zip(own, could_share_shingles(changes, own)) if keep]
         guard_copy(changes, read, note_id=note_id, own_texts=own)
@@ -335,14 +377,18 @@ class ReviewService:
                 if op.type == SUPERSEDES:
                     errors.append(FieldError(f"ops[{index}].type", "use_supersede",
                                              "superseding a note is a person's own act, not a proposal"))
-                if not principal.can_see(op.to_note_id) or tx.note(op.to_note_id) is None:
+                if outside := principal.note_outside_set(op.to_note_id, f"ops[{index}].to_note_id"):
+                    errors.append(outside)
+                elif tx.note(op.to_note_id) is None:
                     errors.append(FieldError(f"ops[{index}].to_note_id", "unknown_note", "no such note here"))
                 elif op.to_block_id is not None and \
                         tx.turns.notes_of_blocks([op.to_block_id]).get(op.to_block_id) != op.to_note_id:
                     errors.append(FieldError(f"ops[{index}].to_block_id", "unknown_block",
                                              "no such block in that note"))
             elif isinstance(op, MoveEvent):
-                if not principal.can_see(op.event_id) or tx.note(op.event_id) is None:
+                if outside := principal.note_outside_set(op.event_id, f"ops[{index}].event_id"):
+                    errors.append(outside)
+                elif tx.note(op.event_id) is None:
                     errors.append(FieldError(f"ops[{index}].event_id", "unknown_event", "no such event here"))
         if errors:
             raise ValidationFailed(detail="some ops name things that are not here", field_errors=errors)
@@ -505,7 +551,7 @@ class ReviewService:
             closed = replace(row, pending_blocks=[], pending_ops=[])
             tx.turns.update(turn_id, pending_blocks=[], pending_ops=[], updated_at=now,
                             status=status_after(closed, withdrawn=withdrawn))
-            tx.feed.append(f"proposal_{action}", at=now, actor=_actor(principal), note_id=row.note_id,
+            tx.feed.append(f"proposal_{action}", at=now, actor=principal.actor(), note_id=row.note_id,
                            subject_id=turn_id)
             stored = tx.turns.get(turn_id)
         assert stored is not None
@@ -529,10 +575,12 @@ class ReviewService:
         now = self.clock()
         with self.store.write(principal.workspace_id) as tx:
             row = _visible_turn(tx, principal, turn_id, for_update=True)
-            if row.status == REVERTED or not (row.landed_blocks or row.accepted_ops):
+            done = tx.turns.events(turn_id=turn_id, actions=("accept", "auto_apply", "mark_reviewed"))
+            # An agent's creation of a note without blocks landed no block, but it made the note.
+            made_a_note = any(Landed.from_json(e.effects).notes for e in done)
+            if row.status == REVERTED or not (row.landed_blocks or row.accepted_ops or made_a_note):
                 raise Conflict(detail="nothing of this turn landed, so there is nothing to revert",
                                extra={"reason": "nothing_landed", "status": row.status})
-            done = tx.turns.events(turn_id=turn_id, actions=("accept", "auto_apply", "mark_reviewed"))
             landings = [e for e in done if e.action != "mark_reviewed" and e.frontier_before != e.frontier_after]
             outcomes, edit = self._revert_prose(tx, principal, row, landings) if landings else ([], None)
             undone = self.effects.undo(tx, principal, [Landed.from_json(e.effects) for e in done])
@@ -544,7 +592,7 @@ class ReviewService:
             ))
             tx.turns.update(turn_id, status=REVERTED, pending_blocks=[], pending_ops=[], updated_at=now)
             if edit is None or edit.frontier_before == edit.frontier_after:  # the note itself did not change
-                tx.feed.append("proposal_revert", at=now, actor=_actor(principal), note_id=row.note_id,
+                tx.feed.append("proposal_revert", at=now, actor=principal.actor(), note_id=row.note_id,
                                subject_id=turn_id)
             stored = tx.turns.get(turn_id)
             note = tx.note(row.note_id)
@@ -602,7 +650,7 @@ class ReviewService:
                                          review_state=ReviewState.HUMAN_ACCEPTED.value, effects=cited.as_json()))
             tx.turns.update(turn_id, reviewed_at=now, reviewed_by=principal.principal_id, updated_at=now)
             if not promote:
-                tx.feed.append("proposal_reviewed", at=now, actor=_actor(principal), note_id=row.note_id,
+                tx.feed.append("proposal_reviewed", at=now, actor=principal.actor(), note_id=row.note_id,
                                subject_id=turn_id)
             stored = tx.turns.get(turn_id)
         assert stored is not None
@@ -674,7 +722,7 @@ class ReviewService:
             authority=row.authority or (authority if landed else None), updated_at=now,
         )
         if edit is None or edit.frontier_before == edit.frontier_after:  # nothing reached the note: say so
-            tx.feed.append(f"proposal_{action}", at=now, actor=_actor(principal), note_id=row.note_id,
+            tx.feed.append(f"proposal_{action}", at=now, actor=principal.actor(), note_id=row.note_id,
                            subject_id=row.id)
         return landed, merged
 
@@ -738,7 +786,7 @@ class ReviewService:
             if note_id is None or not principal.can_see(note_id):
                 raise NotFound(detail=f"no block {block_id}", extra={"block_id": block_id})
             tx.turns.retract(block_id, note_id, reason, principal.principal_id, now)
-            tx.feed.append("source_retract", at=now, actor=_actor(principal), note_id=note_id, subject_id=block_id)
+            tx.feed.append("source_retract", at=now, actor=principal.actor(), note_id=note_id, subject_id=block_id)
             uses = tx.turns.landed_from(block_id)
         return Retraction(block_id, note_id,
                           [u for u in uses if principal.can_see(u.note_id) and u.turn_status != REVERTED])
@@ -781,8 +829,9 @@ def _require_person(principal: Principal, what: str) -> None:
 
 def _visible_note(tx: WorkspaceTx, principal: Principal, note_id: str, *, for_update: bool = False,
                   with_snapshot: bool = False) -> Any:
-    if not is_ulid(note_id) or not principal.can_see(note_id):
+    if not is_ulid(note_id):
         raise NotFound(detail=f"no note {note_id}", extra={"note_id": note_id})
+    principal.require_note(note_id)
     row = tx.note(note_id, with_snapshot=with_snapshot, for_update=for_update)
     if row is None:
         raise NotFound(detail=f"no note {note_id}", extra={"note_id": note_id})
@@ -844,8 +893,15 @@ def _who(tx: WorkspaceTx, kind: str, principal_id: str, token_id: str | None) ->
     return f"{name} ({token.label or token.prefix})" if token and token.label != name else name
 
 
-def _actor(principal: Principal) -> Actor:
-    return Actor(principal.kind, principal.principal_id, principal.token_id, principal.origin.value)
+def _new_turn(principal: Principal, session_id: str, note_id: str, now: datetime, **proposal: Any) -> TurnRow:
+    """A turn ``principal`` opens on ``note_id`` now, nothing of it landed yet; ``proposal``
+    holds what it asks for (ops, diffs, base frontier, what waits, its idempotency key)."""
+    return TurnRow(
+        id=new_id(), note_id=note_id, status=PENDING, author_kind=principal.kind, author_id=principal.principal_id,
+        author_key=principal.key, token_id=principal.token_id, session_id=session_id,
+        origin=principal.origin.value, landed_blocks=[], accepted_ops=[], authority=None, reviewed_at=None,
+        reviewed_by=None, created_at=now, updated_at=now, **proposal,
+    )
 
 
 def _event(row: TurnRow, action: str, principal: Principal, at: datetime, **fields: Any) -> TurnEventRow:

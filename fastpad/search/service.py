@@ -23,6 +23,7 @@ from typing import Any
 
 from fastpad.errors import FieldError, ValidationFailed
 from fastpad.knowledge.trust import TrustFloor, admits, floor_for
+from fastpad.outbound.secrets import redact
 from fastpad.search.fusion import DENSE, GRAPH, LEXICAL, RECENCY, STRATEGIES, FusedHit
 from fastpad.search.hybrid import NO_PROVIDER, DenseStrategy, FusedResults, Strategy, hybrid_search
 from fastpad.search.query import ParsedQuery, matched_terms, parse_query
@@ -100,10 +101,15 @@ class SearchService:
         dense_off_reason: str = NO_PROVIDER,
         clock: Callable[[], datetime] = utcnow,
         on_search: Callable[[str], None] | None = None,
+        redaction_key: bytes | None = None,
     ) -> None:
         """``vectors`` None: no embedding provider (``dense_off_reason`` says why).
-        ``on_search(workspace_id)`` tells the embedding worker which workspaces are in use."""
+        ``on_search(workspace_id)`` tells the embedding worker which workspaces are in use.
+        ``redaction_key``: for a caller who is not a person, a hit's text is redacted whole with it
+        before its snippet is cut — a secret cut in half (a private key's body without its BEGIN
+        line) no longer looks like one, so the outbound path after would miss it."""
         self.store = store
+        self.redaction_key = redaction_key
         self.vectors = vectors
         self.dense_off_reason = dense_off_reason
         self.clock = clock
@@ -114,6 +120,10 @@ class SearchService:
             GRAPH: GraphStrategy(),
             RECENCY: RecencyStrategy(),
         }
+
+    def _masker(self) -> Callable[[str], str]:
+        key = self.redaction_key
+        return lambda text: redact(text, key).text
 
     def search(
         self,
@@ -149,7 +159,8 @@ class SearchService:
                 include_archived=flt.include_archived, allow_note=principal.can_see,
                 context={"tx": tx, "filter": flt, "principal": principal, "now": self.clock()},
             )
-            hits = _render(tx, fused, flt, parse_query(text))
+            mask = None if principal.is_person or self.redaction_key is None else self._masker()
+            hits = _render(tx, fused, flt, parse_query(text), mask)
         return SearchResults(
             query=text, query_kind=fused.query_kind, floor=at.value, weights=fused.weights, hits=tuple(hits),
             unavailable={k: v for k, v in fused.unavailable.items() if k in names},
@@ -208,7 +219,8 @@ def _successors(tx: WorkspaceTx, principal: Principal, note_ids: Sequence[str]) 
 # ---------------------------------------------------------------------- rendering
 
 
-def _render(tx: WorkspaceTx, fused: FusedResults, flt: SearchFilter, parsed: ParsedQuery) -> list[SearchHit]:
+def _render(tx: WorkspaceTx, fused: FusedResults, flt: SearchFilter, parsed: ParsedQuery,
+            mask: Callable[[str], str] | None = None) -> list[SearchHit]:
     note_ids = [hit.note_id for hit in fused.hits]
     notes = tx.search_index.hit_notes(note_ids)
     chunks = tx.search_index.chunks_of(note_ids)
@@ -224,6 +236,8 @@ def _render(tx: WorkspaceTx, fused: FusedResults, flt: SearchFilter, parsed: Par
     wanted = {b for anchors in anchors_of.values() for b in anchors}
     wanted |= {b for note_id in anchors_of for b in lexical_anchors.get(note_id, ())}
     texts = tx.search_index.block_texts(anchors_of, wanted, flt)
+    if mask is not None:
+        texts = {block_id: mask(text) for block_id, text in texts.items()}
     out = []
     for hit in fused.hits:
         note = notes.get(hit.note_id)

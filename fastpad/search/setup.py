@@ -31,18 +31,19 @@ log = logging.getLogger(__name__)
 BACKGROUND_THREADS = 1
 
 
-def build_search(store: Store, config: Mapping[str, Any] | None) -> tuple[SearchService, EmbeddingWorker | None]:
+def build_search(store: Store, config: Mapping[str, Any] | None, *,
+                 redaction_key: bytes | None = None) -> tuple[SearchService, EmbeddingWorker | None]:
     settings = dict(config or {})
     settings.setdefault("threads", BACKGROUND_THREADS)
     try:
         provider = provider_from_config(settings)
     except (ValueError, WeightsError) as exc:
         log.error("dense search is off: %s", exc)
-        return SearchService(store, dense_off_reason=f"embedding provider not usable: {exc}"), None
+        return SearchService(store, dense_off_reason=f"embedding provider not usable: {exc}", redaction_key=redaction_key), None
     if provider is None:
         explicit = str(settings.get("provider", "")).strip().lower() in ("none", "off", "disabled", "false")
         reason = NO_PROVIDER if explicit else "no embedding provider configured (the local model's weights are not installed)"
-        return SearchService(store, dense_off_reason=reason), None
+        return SearchService(store, dense_off_reason=reason, redaction_key=redaction_key), None
     vectors = StoredVectors(store, provider, use_pgvector=bool(settings.get("pgvector", True)))
     worker = EmbeddingWorker(store, vectors, sweep_interval=float(settings.get("sweep_interval", 300.0)))
-    return SearchService(store, vectors=vectors, on_search=worker.watch), worker
+    return SearchService(store, vectors=vectors, on_search=worker.watch, redaction_key=redaction_key), worker

@@ -4,7 +4,8 @@ An agent principal is what an agent token acts as; its tokens say what it
 may reach. Per agent: the scopes and autonomy its live tokens carry
 (``auto_apply``; ``accept`` when one holds ``turns:accept``), when it was last
 seen (the latest use of any of its tokens) and the tokens themselves, never
-their secrets. Only a person may list them.
+their secrets. Only a person whose credential reaches the whole workspace may
+list them (a note-scoped credential is out-of-scope here).
 
 Which tokens a person may manage (see and revoke in Settings → Agents &
 tokens): every agent token of their workspace, and their own CLI tokens —
@@ -112,11 +113,11 @@ class AgentDirectory:
         return Revocation(token=token, delegates=tuple(sorted(delegates, key=lambda t: t.created_at)))
 
     def _tokens_of(self, principal: Principal) -> list[TokenInfo]:
-        _person_only(principal)
+        _require_directory_reader(principal)
         return self.tokens.list(principal.workspace_id)
 
     def _managed(self, principal: Principal, token_id: str) -> TokenInfo:
-        _person_only(principal)
+        _require_directory_reader(principal)
         info = self.tokens.get(principal.workspace_id, token_id) if is_ulid(token_id) else None
         if info is None or not (info.kind == "agent" or info.person_id == principal.principal_id):
             raise NotFound(detail=f"token {token_id} not found")
@@ -146,7 +147,13 @@ class AgentDirectory:
         return sorted(agents, key=lambda a: (a.last_seen_at or a.created_at), reverse=True)
 
 
-def _person_only(principal: Principal) -> None:
+def _require_directory_reader(principal: Principal) -> None:
+    """A person, with a credential that reaches the whole workspace. The directory says what
+    every token reaches — other tokens' note sets included — so a credential limited to a set
+    of notes is refused it (out-of-scope) rather than shown a part: a list with note ids cut
+    to its set would misstate what the other tokens reach."""
     if not principal.is_person:
         raise PolicyDenied(detail="only a person can list and manage the workspace's agents and tokens",
                            extra={"reason": "person_only"})
+    principal.require_whole_workspace(
+        "a credential limited to a set of notes cannot list or manage the workspace's agents and tokens")

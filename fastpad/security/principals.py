@@ -8,12 +8,15 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 
-from fastpad.errors import InsufficientScope
+from fastpad.errors import FieldError, InsufficientScope, NotFound, OutOfScope
 from fastpad.notes.provenance import Origin
 from fastpad.security.scopes import READ_SCOPES, SESSION_SCOPES, ordered
+from fastpad.store.records import Actor
 
 AGENT_RATE_LIMIT = 120  # requests a minute, per agent token unless set otherwise
 PERSON_RATE_LIMIT = 1200  # per person, shared by their session and every CLI token they hold
+# What an out-of-scope refusal of a note tells the caller to do (the spec's remedy for out-of-scope).
+WIDER_NOTE_SET = "ask a person for a new token whose note set includes this note; tagging cannot widen it"
 
 
 @dataclass(frozen=True)
@@ -28,6 +31,7 @@ class Principal:
     origin: Origin = Origin.HUMAN_TYPED
     rate_limit_per_minute: int = PERSON_RATE_LIMIT
     rate_key: str = ""
+    elsewhere: bool = False  # acting in a workspace it is not a member of: see sees_nothing_in
 
     @property
     def is_person(self) -> bool:
@@ -54,12 +58,49 @@ class Principal:
     def can_see(self, note_id: str) -> bool:
         return self.note_ids is None or note_id in self.note_ids
 
+    def require_note(self, note_id: str, *, field: str = "note_id") -> None:
+        """Raise OutOfScope when a note the caller names is outside this credential's note set.
+
+        Decided from the set alone, before anything is looked up, so the answer is the same
+        whether or not such a note exists: it tells the caller only what its own note set
+        (``fastpad_capabilities``) already does. A note reached through a lookup instead — a
+        title, a link, a turn — that lies outside the set is answered as if it did not exist,
+        since there a refusal would say that it does. In a workspace the credential is not a
+        member of (:meth:`sees_nothing_in`) every note is not-found."""
+        if self.elsewhere:
+            raise NotFound(detail=f"no note {note_id} in the named workspace", extra={field: note_id})
+        if not self.can_see(note_id):
+            raise OutOfScope(
+                detail=f"note {note_id} is outside this credential's note set",
+                extra={field: note_id},
+                next_call=WIDER_NOTE_SET,
+            )
+
+    def note_outside_set(self, note_id: str, field: str) -> FieldError | None:
+        """For a note named in one field of a larger request: the field error that says it is
+        outside the note set (decided as :meth:`require_note` decides), or None."""
+        if self.can_see(note_id):
+            return None
+        return FieldError(field, "out_of_scope", "not a note in this credential's note set")
+
+    def require_whole_workspace(self, detail: str) -> None:
+        """Raise OutOfScope for a credential limited to a set of notes, on an action whose reach
+        is the whole workspace (creating notes, imports, collections, the token directory)."""
+        if self.note_ids is not None:
+            raise OutOfScope(detail=detail, next_call="ask a person for a token that reaches the whole workspace")
+
+    def actor(self) -> Actor:
+        """Who this principal is as a write records it."""
+        return Actor(self.kind, self.principal_id, self.token_id, self.origin.value, self.note_ids)
+
     def sees_nothing_in(self, workspace_id: str) -> "Principal":
         """This credential naming a workspace it does not belong to: it acts
         there with an empty note set and read scopes only, so every read
-        returns nothing and every write is refused."""
+        returns nothing and every write is refused. A note it names there is
+        not-found, never out-of-scope: the workspace is not one it has a
+        note set in (spec: naming such a workspace "returns nothing")."""
         return replace(self, workspace_id=workspace_id, note_ids=frozenset(), scopes=self.scopes & READ_SCOPES,
-                       auto_apply=False)
+                       auto_apply=False, elsewhere=True)
 
     @classmethod
     def person(cls, workspace_id: str, person_id: str, *, token_id: str | None = None,

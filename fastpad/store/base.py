@@ -468,6 +468,19 @@ class WorkspaceTx:
         ).fetchall()
         return {r[0] for r in rows}
 
+    def block_ids_held_elsewhere(self, block_ids: Iterable[str], note_id: str) -> set[str]:
+        """Which of ``block_ids`` a note other than ``note_id`` holds (in the trash or not): block
+        ids are unique across the workspace, so those cannot be given to ``note_id``'s blocks."""
+        ids = sorted(set(block_ids))
+        if not ids:
+            return set()
+        rows = self._x(
+            f"SELECT DISTINCT block_id FROM blocks WHERE workspace_id = ? AND {self._d.in_ids('block_id')}"
+            " AND note_id <> ?",
+            (self.workspace_id, self._d.ids(ids), note_id),
+        ).fetchall()
+        return {r[0] for r in rows}
+
     _BLOCK_COLUMNS = "block_id, position, type, text, attrs, origin, review_state"
 
     def blocks(self, note_id: str) -> list[BlockRow]:
@@ -512,6 +525,15 @@ class WorkspaceTx:
             OpLogEntry(r[0], r[1], bytes(r[2]), r[3], r[4], r[5], r[6], r[7], r[8], self._d.ts_out(r[9]))
             for r in rows
         ]
+
+    def frontier_after_last_write_besides(self, note_id: str, kind: str) -> str | None:
+        """The note's frontier after its latest op-log write of any kind but ``kind`` (None: it has none)."""
+        row = self._x(
+            "SELECT frontier FROM note_updates WHERE workspace_id = ? AND note_id = ? AND kind <> ?"
+            " ORDER BY seq DESC LIMIT 1",
+            (self.workspace_id, note_id, kind),
+        ).fetchone()
+        return None if row is None else row[0]
 
     def _note(self, r: Sequence[Any], snapshot: bytes | None = None) -> NoteRow:
         d = self._d

@@ -151,18 +151,22 @@ class LinkStore:
             )
         return True
 
-    def resolve(self, keys: Iterable[str]) -> dict[str, str]:
-        """Title key -> the note it names. Preference: a note not in the trash,
-        then a current title over an alias, then the oldest note."""
+    def resolve(self, keys: Iterable[str], *, within: Iterable[str] | None = None) -> dict[str, str]:
+        """Title key -> the note it names, among the notes ``within`` (None: every note).
+        Preference: a note not in the trash, then a current title over an alias, then the
+        oldest note."""
         wanted = sorted(set(keys))
-        if not wanted:
+        among = None if within is None else sorted(set(within))
+        if not wanted or among == []:
             return {}
+        only_among = "" if among is None else f" AND {self._d.in_ids('t.note_id')}"
         rows = self._x(
             "SELECT t.key, t.note_id FROM note_titles t JOIN notes n ON n.id = t.note_id"
-            f" WHERE t.workspace_id = ? AND n.workspace_id = ? AND {self._d.in_ids('t.key')}"
+            f" WHERE t.workspace_id = ? AND n.workspace_id = ? AND {self._d.in_ids('t.key')}{only_among}"
             " ORDER BY t.key, CASE WHEN n.trashed_at IS NULL THEN 0 ELSE 1 END,"
             " CASE WHEN t.retired_at IS NULL THEN 0 ELSE 1 END, t.note_id",
-            (self.workspace_id, self.workspace_id, self._d.ids(wanted)),
+            (self.workspace_id, self.workspace_id, self._d.ids(wanted),
+             *(() if among is None else (self._d.ids(among),))),
         ).fetchall()
         found: dict[str, str] = {}
         for key, note_id in rows:

@@ -111,6 +111,9 @@ class Actor:
     id: str
     token_id: str | None
     origin: str
+    # The writer's note set (None: the whole workspace): the only notes a title written in
+    # its text may resolve to. Not recorded; the link step reads it.
+    note_ids: frozenset[str] | None = None
 
 
 class _Unchanged:

@@ -39,6 +39,18 @@ def test_missing_scope_is_403_naming_it(server, owner):
     assert 'error="insufficient_scope"' in response.headers["www-authenticate"]
 
 
+def test_the_agent_directory_is_refused_to_a_note_scoped_credential_rather_than_shown_in_part(server, owner):
+    inside = owner.post("/v1/notes", json={"title": "the scoped tokens' note"}).json()["id"]
+    scoped_agent = server.mint("notes:read", "--notes", inside, "--label", "tests: directory scoped agent")
+    scoped_person = server.mint("notes:read", "--person", server.owner_email, "--notes", inside,
+                                "--label", "tests: directory scoped person")
+    with server.client(scoped_person["token"]) as scoped:
+        body = assert_problem(scoped.get("/v1/agents"), 403, "out-of-scope", server.base_url)
+    assert "set of notes" in body["detail"]
+    listed = {t["id"]: t for a in owner.get("/v1/agents").json()["items"] for t in a["tokens"]}
+    assert listed[scoped_agent["id"]]["note_ids"] == [inside]
+
+
 def test_workspace_header_naming_another_workspace_returns_nothing(server, owner):
     note = owner.post("/v1/notes", json={"title": "mine"}).json()
     other = {"x-fastpad-workspace": new_id()}

@@ -64,7 +64,7 @@ def test_keys_are_per_principal(server, owner):
     with server.client(other["token"]) as client:
         assert client.post("/v1/notes", json={"title": "mine", "idempotencyKey": key}).content == first.content
     # Another principal's identical key is its own: no replay of someone else's response, no conflict.
-    agent = server.mint("notes:read,notes:write", "--label", "tests: idempotency agent")
+    agent = server.mint("notes:read,notes:write", "--auto-apply", "--label", "tests: idempotency agent")
     with server.client(agent["token"]) as client:
         theirs = client.post("/v1/notes", json={"title": "theirs", "idempotencyKey": key})
     assert theirs.status_code == 201 and "idempotent-replayed" not in theirs.headers

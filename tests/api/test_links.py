@@ -9,6 +9,7 @@ import httpx
 import pytest
 
 from tests.api.helpers import assert_problem
+from tests.api.test_turns import HttpAgent
 
 GRAPH = "notes:read,notes:write,graph:read"
 
@@ -137,11 +138,62 @@ def test_bad_requests_are_problem_documents_naming_the_field(server, person):
 
 def test_a_note_scoped_token_sees_no_edge_leaving_its_notes(server, person):
     secret = create(person, unique("Secret"))
-    shared = create(person, unique("Shared"), f"[[{secret['title']}]]")
+    nobody = unique("Nobody has this title")
+    shared = create(person, unique("Shared"), f"[[{secret['title']}]]", f"[[{nobody}]]")
     scoped_token = server.mint(GRAPH, "--notes", shared["id"], "--label", "tests: scoped graph")["token"]
     with server.client(scoped_token) as scoped:
-        assert scoped.get(f"/v1/notes/{shared['id']}/links").json()["outgoing"] == []
+        # A link to a note outside the set reads exactly as a link to a title no note has.
+        assert outgoing(scoped, shared["id"]) == {secret["title"]: None, nobody: None}
         assert scoped.get(f"/v1/notes/{shared['id']}/neighbors").json()["items"] == []
-        assert_problem(scoped.get(f"/v1/notes/{secret['id']}/links"), 404, "not-found", server.base_url)
+        for note_id in (secret["id"], "01J00000000000000000000000"):  # outside the set: a note there or not
+            body = assert_problem(scoped.get(f"/v1/notes/{note_id}/links"), 403, "out-of-scope", server.base_url)
+            assert body["note_id"] == note_id
     assert [e["target"]["id"] for e in person.get(f"/v1/notes/{shared['id']}/neighbors").json()["items"]] == \
         [secret["id"]]
+
+
+def test_a_note_scoped_token_links_only_among_its_notes_by_title_as_by_id(server, person):
+    secret, inside = create(person, unique("Secret")), create(person, unique("Inside"))
+    shared = create(person, unique("Shared"), "text")
+    scoped_token = server.mint(GRAPH, "--notes", f"{shared['id']},{inside['id']}", "--label", "tests: scoped linker")
+    with server.client(scoped_token["token"]) as scoped:
+        def link(**target: str) -> httpx.Response:
+            return scoped.post("/v1/links", json={"source_note_id": shared["id"], "type": "related", **target})
+
+        by_id = assert_problem(link(target_note_id=secret["id"]), 403, "out-of-scope", server.base_url)
+        by_title = assert_problem(link(target_title=secret["title"]), 403, "out-of-scope", server.base_url)
+        no_such = assert_problem(link(target_title=unique("No such note")), 403, "out-of-scope", server.base_url)
+        assert by_title["detail"] == no_such["detail"], "the refusal says nothing about notes outside the set"
+        assert by_id["next"] == by_title["next"]
+        made = link(target_title=inside["title"].upper())
+        assert made.status_code == 201, made.text
+        assert made.json()["target"]["id"] == inside["id"]
+    assert person.get(f"/v1/notes/{secret['id']}/links").json()["backlinks"] == []
+
+
+def test_an_agent_limited_to_a_note_set_writes_links_that_resolve_only_among_its_notes(server, person):
+    secret, inside = create(person, unique("Secret")), create(person, unique("Inside"))
+    shared = create(person, unique("Shared"), "Before.")
+    agent = HttpAgent(server, "notes:read,notes:propose", "--auto-apply", "--notes",
+                      f"{shared['id']},{inside['id']}", "--label", "tests: scoped auto-apply")
+    read = agent.read(shared["id"])
+    text = f"See [[{secret['title']}]] and [[{inside['title']}]]."
+    landed = agent.propose(shared["id"], [{"op": "insert_after", "handle": read["blocks"][0]["handle"],
+                                           "text": text}], read["frontier"])
+    assert landed.status_code == 201 and landed.json()["authority"] == "auto_apply", landed.text
+    # To the person too the agent's [[Secret]] is a link to a title, not an edge into a note it cannot reach.
+    assert outgoing(person, shared["id"]) == {secret["title"]: None, inside["title"]: inside["id"]}
+    assert person.get(f"/v1/notes/{secret['id']}/links").json()["backlinks"] == []
+
+
+def test_a_mention_names_the_longest_title_it_spells_never_a_shorter_one_instead(person):
+    word = f"Kiwi{secrets.token_hex(3)}"
+    short, long = create(person, word), create(person, f"{word} planning note")
+    writer = create(person, unique("Writer"), f"Ask @{word} planning note first.", f"Then @{word} planning alone.",
+                    f"Or @[[{word}]] note, written exactly.")
+    links = person.get(f"/v1/notes/{writer['id']}/links").json()["outgoing"]
+    assert sorted((e["evidence"]["block_id"], e["target"]["id"]) for e in links) == sorted([
+        (writer["blocks"][0]["id"], long["id"]),   # the whole title, though its first word is a title too
+        (writer["blocks"][1]["id"], short["id"]),  # "planning" alone is no title: the first word is
+        (writer["blocks"][2]["id"], short["id"]),
+    ])

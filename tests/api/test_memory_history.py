@@ -22,7 +22,9 @@ def test_block_history_names_the_last_writer(owner, server) -> None:
             "expected_frontier": read["frontier"], "idempotency_key": f"hist-{note['id']}"})
         assert proposed.status_code == 201, proposed.text
         assert proposed.json()["authority"] == "auto_apply"
-        agent_block = client.get(f"/v1/notes/{note['id']}/blocks/{target}").json()
+        # Unreviewed agent text is below an agent's default floor, its own included: refused to it.
+        assert_problem(client.get(f"/v1/notes/{note['id']}/blocks/{target}"), 403, "policy-denied", server.base_url)
+    agent_block = owner.get(f"/v1/notes/{note['id']}/blocks/{target}").json()
     person_block = owner.get(f"/v1/notes/{note['id']}/blocks/{note['blocks'][0]['id']}").json()
 
     assert (person_block["text"], person_block["origin"], person_block["review_state"]) == (
@@ -38,8 +40,8 @@ def test_block_history_names_the_last_writer(owner, server) -> None:
     assert_problem(missing, 404, "not-found", server.base_url)
     assert_problem(owner.get(f"/v1/notes/{note['id']}/blocks/not-a-ulid"), 422, "validation-failed", server.base_url)
     scoped = server.mint("notes:read", "--notes", new_note(owner))["token"]
-    with server.client(scoped) as client:
-        assert_problem(client.get(f"/v1/notes/{note['id']}/blocks/{target}"), 404, "not-found", server.base_url)
+    with server.client(scoped) as client:  # a note outside the token's set, named by id
+        assert_problem(client.get(f"/v1/notes/{note['id']}/blocks/{target}"), 403, "out-of-scope", server.base_url)
 
 
 def new_note(owner, title: str = "", text: str = "") -> str:

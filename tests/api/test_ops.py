@@ -123,7 +123,7 @@ def test_agents_never_write_ops_they_propose_and_auto_applied_text_stays_unrevie
     with server.client(auto["token"]) as agent:
         refused = assert_problem(agent.post(f"/v1/notes/{note['id']}/ops", json=body), 403, "policy-denied",
                                  server.base_url)
-        assert refused["reason"] == "agents_propose" and refused["next"] == "fastpad_propose"
+        assert refused["reason"] == "agents_propose" and refused["next"] == f"POST /v1/notes/{note['id']}/proposals"
         assert owner.get(f"/v1/notes/{note['id']}").json()["blocks"][0]["text"] == "human words"
         # The auto-apply token's proposal is how its words land: at once, and listed on Agent activity.
         session = {"x-fastpad-session": agent.post("/v1/agent-sessions").json()["session"]}

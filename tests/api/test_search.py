@@ -35,7 +35,8 @@ def test_a_note_is_found_the_moment_it_is_written_by_post_and_by_get(owner, serv
 
 def test_an_agent_does_not_find_what_an_agent_wrote_and_nobody_reviewed(server):
     term = word()
-    writer = server.mint("notes:write,notes:read", "--label", "tests: search writer")["token"]
+    # An agent's new note lands without review only under auto-apply: unreviewed, on Agent activity.
+    writer = server.mint("notes:write,notes:read", "--auto-apply", "--label", "tests: search writer")["token"]
     with server.client(writer) as client:
         created = client.post("/v1/notes", json={"title": "Agent draft", "blocks": [{"type": "paragraph", "text": term}]})
         assert created.status_code == 201, created.text

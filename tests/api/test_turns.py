@@ -15,6 +15,8 @@ from loro import LoroDoc
 
 from fastpad.notes import NoteDocument
 
+from tests.mcp.wire import post
+
 from .conftest import Server
 from .helpers import assert_problem
 
@@ -61,8 +63,9 @@ class HttpAgent:
         self.client = server.client(self.token["token"])
         self.session = self.client.post("/v1/agent-sessions").json()["session"]
 
-    def read(self, note_id: str) -> dict:
-        response = self.client.get(f"/v1/notes/{note_id}/handles", headers={SESSION: self.session})
+    def read(self, note_id: str, floor: str | None = None) -> dict:
+        params = {"floor": floor} if floor else {}
+        response = self.client.get(f"/v1/notes/{note_id}/handles", headers={SESSION: self.session}, params=params)
         assert response.status_code == 200, response.text
         return response.json()
 
@@ -218,7 +221,9 @@ def test_agent_activity_lists_an_agents_accept_for_review_and_revert(server: Ser
     reviewed_turn = agent.propose(note, [{"op": "replace_block", "handle": read["blocks"][0]["handle"],
                                           "text": "First, by the agent."}], read["frontier"]).json()
     assert agent.client.post(f"/v1/turns/{reviewed_turn['id']}/accept").status_code == 200
-    read = agent.read(note)
+    # Its own agent-accepted text is below an agent's default floor: it reads it only by asking for less.
+    assert [b["text"] for b in agent.read(note)["blocks"]] == ["Second."]
+    read = agent.read(note, floor="all")
     reverted_turn = agent.propose(note, [{"op": "insert_after", "handle": read["blocks"][1]["handle"],
                                           "text": "Third, by the agent."}], read["frontier"]).json()
     assert agent.client.post(f"/v1/turns/{reverted_turn['id']}/accept").status_code == 200
@@ -320,3 +325,71 @@ def test_reverting_over_the_api_says_what_became_of_the_edges_it_took_back(
         {"kind": "link", "id": edges[dropped], "outcome": "removed"},
     ], key=lambda u: u["id"])
     assert [edge["target"]["id"] for edge in browser.get(f"/v1/notes/{note}/links").json()["outgoing"]] == [kept]
+
+
+# ---------------------------------------------------------------------- a person's edits to agent text
+
+
+def agent_reads(server: Server, note_id: str) -> dict:
+    """``fastpad_fetch`` over MCP for an agent at its default floor (human): the note's entry."""
+    token = server.mint("notes:read", "--label", "tests: reader agent")["token"]
+
+    def call(name: str, **arguments) -> dict:
+        response = post(f"{server.base_url}/mcp", token, "tools/call", {"name": name, "arguments": arguments})
+        assert response.status_code == 200, response.text
+        result = response.json()["result"]
+        assert not result.get("isError"), result
+        return result["structuredContent"]
+
+    session = call("fastpad_capabilities")["session"]
+    return call("fastpad_fetch", session=session, note_ids=[note_id])["notes"][0]
+
+
+def test_a_persons_typo_fix_leaves_auto_applied_text_the_agents_until_they_rewrite_it(
+        server: Server, owner: httpx.Client, browser: httpx.Client) -> None:
+    note = new_note(owner, "Launch notes, by the person.")
+    agent = HttpAgent(server, "notes:read,notes:propose", "--auto-apply", "--label", "tests: auto-apply")
+    read = agent.read(note)
+    typo = "The launch moves to June; book the venue in Portto."
+    turn = agent.propose(note, [{"op": "insert_after", "handle": read["blocks"][0]["handle"], "text": typo}],
+                         read["frontier"]).json()
+    assert turn["authority"] == "auto_apply"
+    block = owner.get(f"/v1/notes/{note}").json()["blocks"][1]["id"]
+
+    person_types(owner, note, 1, "The launch moves to June; book the venue in Porto.")  # the browser's write path
+    assert note_blocks(owner, note)[1] == ("The launch moves to June; book the venue in Porto.", "agent_written",
+                                           "unreviewed")
+    author = owner.get(f"/v1/notes/{note}/blocks/{block}").json()["author"]
+    assert author["kind"] == "person"  # the record that a person edited the agent's block
+    seen = agent_reads(server, note)
+    assert "venue" not in seen["markdown"] and seen["blocks_withheld"] == 1  # still not human text to an agent
+    queue = owner.get("/v1/turns", params={"activity": "true"}).json()["items"]
+    assert turn["id"] in [t["id"] for t in queue]
+    page = browser.get("/agent-activity")
+    assert f"/review/{turn['id']}" in page.text
+    # Marking it reviewed takes it off the queue; auto-applied text stays unreviewed (spec › Agents).
+    assert browser.post(f"/agent-activity/{turn['id']}/reviewed", data={"csrf_token": csrf_of(page)}).status_code == 303
+    assert note_blocks(owner, note)[1][1:] == ("agent_written", "unreviewed")
+
+    person_types(owner, note, 1, "We keep May and Lisbon, as the team agreed today.")  # every sentence replaced
+    assert note_blocks(owner, note)[1][1:] == ("human_typed", "human_accepted")
+    seen = agent_reads(server, note)
+    assert "as the team agreed today" in seen["markdown"] and seen["blocks_withheld"] == 0
+
+
+def test_marking_reviewed_ratifies_an_agents_accept_a_person_corrected_meanwhile(
+        server: Server, owner: httpx.Client, browser: httpx.Client) -> None:
+    note = new_note(owner, "First.")
+    agent = HttpAgent(server, "notes:read,notes:propose,turns:accept", "--label", "tests: accepting agent")
+    read = agent.read(note)
+    turn = agent.propose(note, [{"op": "insert_after", "handle": read["blocks"][0]["handle"],
+                                 "text": "Second, by the agnet."}], read["frontier"]).json()
+    assert agent.client.post(f"/v1/turns/{turn['id']}/accept").status_code == 200
+    person_types(owner, note, 1, "Second, by the agent.")
+    assert note_blocks(owner, note)[1] == ("Second, by the agent.", "agent_written", "agent_accepted")
+    assert agent_reads(server, note)["blocks_withheld"] == 1  # an agent's accept is not a person's
+
+    page = browser.get("/agent-activity")
+    assert browser.post(f"/agent-activity/{turn['id']}/reviewed", data={"csrf_token": csrf_of(page)}).status_code == 303
+    assert note_blocks(owner, note)[1] == ("Second, by the agent.", "agent_written", "human_accepted")
+    assert agent_reads(server, note)["blocks_withheld"] == 0

@@ -112,6 +112,27 @@ def test_a_new_file_becomes_a_note_and_gets_its_canonical_name(fp, cli_server, p
     assert path.read_text() == _server_markdown(cli_server, person["FASTPAD_TOKEN"], created["note_id"])
 
 
+def test_a_copied_file_becomes_a_note_of_its_own_ids_and_the_push_says_which_it_gave(fp, cli_server, person,
+                                                                                      tmp_path):
+    note = _create(cli_server, person["FASTPAD_TOKEN"], PLAN)
+    original_ids = [b["id"] for b in note["blocks"]]
+    mirror = tmp_path / "notes"
+    fp.json("pull", str(mirror), env=person)
+    copied = _file_of(mirror, note["id"]).read_text().replace("title: Launch plan", "title: Launch plan, again")
+    (mirror / "copy.md").write_text(copied)
+
+    (created,) = fp.json("push", str(mirror), env=person)["pushed"]
+
+    assert created["kind"] == "create" and created["note_id"] != note["id"]
+    with cli_server.client(person["FASTPAD_TOKEN"]) as client:
+        copy_ids = [b["id"] for b in client.get(f"/v1/notes/{created['note_id']}").json()["blocks"]]
+        assert [b["id"] for b in client.get(f"/v1/notes/{note['id']}").json()["blocks"]] == original_ids
+    assert created["reassigned_block_ids"] == dict(zip(original_ids, copy_ids))
+    rewritten = _file_of(mirror, created["note_id"]).read_text()
+    assert all(f"{{#{block_id}}}" in rewritten for block_id in copy_ids)
+    assert not any(block_id in rewritten for block_id in original_ids)
+
+
 def test_pull_refuses_to_overwrite_local_edits_unless_forced(fp, cli_server, person, tmp_path):
     note = _create(cli_server, person["FASTPAD_TOKEN"], "---\ntitle: Shared\n---\n\nOriginal text.\n")
     mirror = tmp_path / "notes"

@@ -121,8 +121,21 @@ def test_out_of_scope_handles_and_notes(mcp: McpServer) -> None:
             await limited.problem("fastpad_propose", "out-of-scope", session=limited.session, note_id=mine.id,
                                   idempotency_key="o1", expected_frontier=read["frontier"],
                                   ops=insert_after(borrowed, "Borrowed handle."))
-            # A note outside the set is indistinguishable from one that does not exist.
-            await limited.problem("fastpad_fetch", "not-found", session=limited.session, note_ids=[theirs.id])
+            # A note outside the set is out-of-scope, and so is an id no note has: the answer comes
+            # from the set alone, so it never says whether a note outside it exists.
+            for outside in (theirs.id, new_id()):
+                await limited.problem("fastpad_fetch", "out-of-scope", session=limited.session, note_ids=[outside])
+            fetched = await limited.ok("fastpad_fetch", session=limited.session, note_ids=[mine.id, theirs.id])
+            assert [n["note_id"] for n in fetched["notes"]] == [mine.id] and fetched["out_of_scope"] == [theirs.id]
+            # Named inside a proposal, the same answer, field by field.
+            frontier = (await limited.read(mine.id))["frontier"]
+            for outside in (theirs.id, new_id()):
+                refused = await limited.problem(
+                    "fastpad_propose", "validation-failed", session=limited.session, note_id=mine.id,
+                    idempotency_key=f"edge-{outside}", expected_frontier=frontier,
+                    ops=[{"op": "add_edge", "type": "related", "to_note_id": outside}])
+                assert [(fe["field"], fe["code"]) for fe in refused["field_errors"]] == [
+                    ("ops[0].to_note_id", "out_of_scope")]
             capabilities = await limited.ok("fastpad_capabilities")
             assert capabilities["writable"] == "note_set" and capabilities["note_ids"] == [mine.id]
 

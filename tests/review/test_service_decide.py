@@ -356,7 +356,7 @@ def test_an_auto_apply_agent_writes_only_by_proposing_and_every_write_is_on_agen
     ops, frontier = edit_ops(env.svc.store, env.ws.id, note, lambda doc: doc.replace_text(doc.blocks()[0].id, "Sneaky."))
     with pytest.raises(PolicyDenied) as refused:
         env.svc.notes.apply_ops(agent.principal, note, ops=ops, peer_id="bot", expected_frontier=frontier)
-    assert (refused.value.extra["reason"], refused.value.next_call) == ("agents_propose", "fastpad_propose")
+    assert (refused.value.extra["reason"], refused.value.next_call) == ("agents_propose", f"POST /v1/notes/{note}/proposals")
     assert "Agent activity" in refused.value.detail
     with pytest.raises(PolicyDenied) as renamed:
         env.svc.notes.rename(agent.principal, note, "Renamed by a bot")

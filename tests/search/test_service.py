@@ -137,7 +137,7 @@ def test_a_credential_limited_to_some_notes_finds_nothing_else(svc, ws, engine):
 
 
 def test_agent_text_nobody_reviewed_and_untrusted_imports_are_below_an_agents_floor(svc, ws, engine):
-    writer = agent(svc, ws, scopes="notes:write")
+    writer = agent(svc, ws, scopes="notes:write", auto_apply=True)  # an agent creates notes only under auto-apply
     drafted = note(svc, writer, "Draft", "Tidal energy estimates, drafted by an agent.")
     imported = note(svc, replace(writer, origin=Origin.INBOUND_UNTRUSTED), "Clip", "Tidal energy article clipping.")
     typed = note(svc, ws.owner, "Typed", "Tidal energy notes a person wrote.")

@@ -6,7 +6,7 @@ from dataclasses import replace
 
 import pytest
 
-from fastpad.errors import InsufficientScope, NotFound
+from fastpad.errors import InsufficientScope, NotFound, OutOfScope
 from fastpad.knowledge.history import HistoryService
 from fastpad.notes import Block, new_id
 from fastpad.store import Actor, NoteWrite
@@ -88,10 +88,12 @@ def test_unknown_or_invisible_blocks_are_not_found(svc, ws, history) -> None:
         (ws.owner, new_id(), note.blocks[0]["id"]),
         (ws.owner, note.id, other.blocks[0]["id"]),  # a block of another note
         (ws.owner, "not-a-ulid", note.blocks[0]["id"]),
-        (scoped, other.id, other.blocks[0]["id"]),  # outside the token's note set
     ]:
         with pytest.raises(NotFound):
             history.block(principal, note_id, block_id)
+    for outside in (other.id, new_id()):  # outside the token's note set, whether or not the note exists
+        with pytest.raises(OutOfScope):
+            history.block(scoped, outside, other.blocks[0]["id"])
     assert history.block(scoped, note.id, note.blocks[0]["id"]).text == "x"
     with pytest.raises(InsufficientScope):
         history.block(token(svc, ws, ["search:read"]), note.id, note.blocks[0]["id"])

@@ -12,7 +12,7 @@ from datetime import timedelta
 
 import pytest
 
-from fastpad.errors import Conflict, InsufficientScope, NotFound, PolicyDenied, ValidationFailed
+from fastpad.errors import Conflict, InsufficientScope, NotFound, OutOfScope, PolicyDenied, ValidationFailed
 from fastpad.knowledge.graph import GraphService
 from fastpad.knowledge.notes import NoteService
 from fastpad.knowledge.trash import TrashService
@@ -186,7 +186,8 @@ def test_rename_validates_and_respects_who_may_write(svc, ws, graph) -> None:
     # A title is prose, and proposals cannot rename: no agent renames, even with auto-apply.
     with pytest.raises(PolicyDenied) as refused:
         svc.notes.rename(agent(svc, ws, auto_apply=True), beta.id, "Auto-applied")
-    assert (refused.value.extra["reason"], refused.value.next_call) == ("agents_propose", "fastpad_propose")
+    assert refused.value.extra["reason"] == "agents_propose"
+    assert refused.value.next_call == f"ask a person to rename it (POST /v1/notes/{beta.id}/rename from their own credential)"
     with pytest.raises(PolicyDenied):
         svc.notes.rename(agent(svc, ws, auto_apply=True, note_ids=[other.id]), beta.id, "Elsewhere")
     assert svc.notes.get(ws.owner, beta.id).title == "Beta"
@@ -349,18 +350,22 @@ def test_edges_never_cross_out_of_a_tokens_note_set(svc, ws, graph) -> None:
     scoped = agent(svc, ws, note_ids=[a.id, b.id])
     assert [e.target.id for e in graph.neighbors(scoped, a.id)] == [b.id]
     links = graph.links(scoped, a.id)
-    assert [e.target_title for e in links.outgoing] == ["B"] and links.backlinks == []
-    with pytest.raises(NotFound):
+    # [[C secret]] reads as a link to a title no note has: what the token's set lets it know.
+    assert [(e.target_title, e.target and e.target.id) for e in links.outgoing] == [("B", b.id), ("C secret", None)]
+    assert links.backlinks == []
+    with pytest.raises(OutOfScope):  # named by id: refused from the note set alone
         graph.neighbors(scoped, c.id)
-    with pytest.raises(NotFound):
+    with pytest.raises(OutOfScope):
         graph.create_link(scoped, source_note_id=a.id, type="related", target_note_id=c.id)
-    with pytest.raises(NotFound):
+    with pytest.raises(NotFound):  # found by a lookup: as if it did not exist
         graph.delete_link(scoped, hidden.id)
     with pytest.raises(InsufficientScope):
         graph.neighbors(agent(svc, ws, scopes=["notes:read"]), a.id)
-    # A forward link a scoped token makes to a title that resolves outside its set stays opaque to it.
-    edge = graph.create_link(scoped, source_note_id=a.id, type="related", target_title="C secret")
-    assert edge.target is None and edge.target_title == "C secret"
+    # By title, the same refusal as by id — and the same for a title no note has at all.
+    for title in ("C secret", "No such note"):
+        with pytest.raises(OutOfScope):
+            graph.create_link(scoped, source_note_id=a.id, type="related", target_title=title)
+    assert graph.create_link(scoped, source_note_id=a.id, type="related", target_title="b").target.id == b.id
 
 
 def test_bad_edges_are_refused_and_nothing_is_written(svc, ws, graph) -> None:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from fastpad.errors import Conflict, InsufficientScope, NotFound, ValidationFailed
+from fastpad.errors import Conflict, InsufficientScope, NotFound, OutOfScope, ValidationFailed
 from fastpad.knowledge.changes import ChangeFeedService
 from fastpad.knowledge.memory import MemoryService
 from fastpad.notes import Block, new_id
@@ -90,7 +90,7 @@ def test_designating_needs_notes_write_and_a_visible_live_note(svc, ws, memory) 
         memory.designate(reader, n.id)
     other = note(svc, ws, "Elsewhere", "e")
     writer = token(svc, ws, ["notes:read", "notes:write"], note_ids=[n.id])
-    with pytest.raises(NotFound):
+    with pytest.raises(OutOfScope):
         memory.designate(writer, other.id)
     with pytest.raises(NotFound):
         memory.designate(ws.owner, new_id())

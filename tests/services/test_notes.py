@@ -7,7 +7,6 @@ import pytest
 from fastpad.errors import (
     Conflict,
     InsufficientScope,
-    NotFound,
     OutOfScope,
     PolicyDenied,
     StaleFrontier,
@@ -15,7 +14,9 @@ from fastpad.errors import (
 )
 from fastpad.notes import Block, NoteDocument, UpdateLimits, is_ulid, parse_markdown
 from fastpad.knowledge.notes import NoteService
-from tests.helpers_store import agent_propose, client_copy, edit_ops, feed_rows, lexical
+from fastpad.review.effects import KnowledgeEffects
+from fastpad.review.service import ReviewService
+from tests.helpers_store import REVIEW_SECRET, agent_propose, client_copy, edit_ops, feed_rows, lexical
 
 MARKDOWN = """---
 title: Trip plan
@@ -76,10 +77,28 @@ def test_create_validates_its_input(svc, ws) -> None:
         assert tx.list_notes() == []
 
 
-def test_an_agent_creates_unreviewed_agent_text(svc, ws) -> None:
-    agent = svc.tokens.authenticate(svc.tokens.create(ws.id, scopes=["notes:read", "notes:write"])[0])
-    view = svc.notes.create(agent, blocks=[Block(None, "paragraph", "from a bot")])
+def test_only_an_auto_apply_agent_creates_notes_and_they_are_unreviewed_on_agent_activity(svc, ws) -> None:
+    review = ReviewService(svc.store, REVIEW_SECRET, svc.notes, clock=svc.clock,
+                           effects=KnowledgeEffects(notes=svc.notes))
+    scopes = ["notes:read", "notes:write"]
+    plain = svc.tokens.authenticate(svc.tokens.create(ws.id, scopes=scopes)[0])
+    with pytest.raises(PolicyDenied) as refused:
+        svc.notes.create(plain, blocks=[Block(None, "paragraph", "from a bot")])
+    assert refused.value.extra["reason"] == "agents_propose"
+    auto = svc.tokens.authenticate(svc.tokens.create(ws.id, scopes=scopes, auto_apply=True)[0])
+    view = svc.notes.create(auto, blocks=[Block(None, "paragraph", "from a bot")])
     assert (view.blocks[0]["origin"], view.blocks[0]["review_state"]) == ("agent_written", "unreviewed")
+    [listed] = review.activity(ws.owner)
+    assert (listed.turn.note_id, listed.turn.authority, listed.blocks) == (view.id, "auto_apply", 1)
+    # Even a note without blocks is a turn on Agent activity, and reverting it takes the note back.
+    empty = svc.notes.create(auto, title="Just a title")
+    [listed] = [item for item in review.activity(ws.owner) if item.turn.note_id == empty.id]
+    assert listed.blocks == 0
+    assert review.revert(ws.owner, listed.turn.id).undone == (("note", empty.id, "trashed"),)
+    assert svc.notes.get(ws.owner, empty.id).trashed
+    # Captures and imports carry inbound text rather than the agent's words: still created directly.
+    carried = svc.notes.create(plain, blocks=[Block(None, "paragraph", "an email")], inbound=True)
+    assert carried.blocks[0]["origin"] == "inbound_untrusted"
 
 
 # ---------------------------------------------------------------------- apply_ops
@@ -208,14 +227,12 @@ def test_a_note_set_limits_everything_and_hides_the_rest(svc, ws) -> None:
         ws.id, scopes=["notes:read", "notes:write", "notes:delete"], note_ids=[inside.id], auto_apply=True)[0])
     assert [n.id for n in svc.notes.list(limited).items] == [inside.id]
     assert svc.notes.get(limited, inside.id).title == "in"
+    # Outside the set is out-of-scope, decided from the set alone: a note there and no note at all look the same.
     for call in (svc.notes.get, svc.notes.markdown, svc.notes.trash):
-        with pytest.raises(NotFound) as caught:
-            call(limited, outside.id)
-        assert caught.value.status == 404
-    # Outside the set and absent look the same.
-    with pytest.raises(NotFound) as absent:
-        svc.notes.get(limited, "01JB2K7Q9XN4M8YV3TD0FZ5ERW")
-    assert type(absent.value) is NotFound
+        for note_id in (outside.id, "01JB2K7Q9XN4M8YV3TD0FZ5ERW"):
+            with pytest.raises(OutOfScope) as caught:
+                call(limited, note_id)
+            assert caught.value.status == 403 and caught.value.extra == {"note_id": note_id}
     with pytest.raises(OutOfScope):
         svc.notes.create(limited, title="new")
 

@@ -95,17 +95,11 @@ def _seed(svc, ws, note_id: str, doc: NoteDocument) -> None:
     stamp = Provenance.for_write(Origin.HUMAN_TYPED)
     with svc.store.write(ws.id) as tx:
         NoteService._commit(tx, NoteWrite(
-            note_id=note_id, kind="create", at=AT, actor=replace(_actor_of(ws), origin=stamp.origin.value),
+            note_id=note_id, kind="create", at=AT, actor=replace(ws.owner.actor(), origin=stamp.origin.value),
             update=doc.export_updates(None), snapshot=doc.snapshot(), frontier=doc.frontier(),
             title=doc.meta.title, types=doc.meta.types, properties=doc.meta.properties,
             blocks=[_block_row(b, i, stamp) for i, b in enumerate(doc.blocks())],
         ), previous_blocks=[])
-
-
-def _actor_of(ws):
-    from fastpad.knowledge.notes import _actor
-
-    return _actor(ws.owner)
 
 
 def _state(svc, ws, note_id: str) -> dict:

@@ -18,7 +18,7 @@ from fastpad.knowledge.trust import (
     filter_blocks,
     floor_for,
 )
-from fastpad.knowledge.wikilinks import extract_links, title_key
+from fastpad.knowledge.wikilinks import extract_links, mention_titles, title_key
 from fastpad.security.principals import Principal
 from fastpad.store import BlockRow
 
@@ -53,6 +53,16 @@ def test_things_that_look_like_links_but_are_not(text: str) -> None:
 def test_code_blocks_hold_no_links_and_mentions_end_at_the_word() -> None:
     assert titles("[[Inside a fence]] @x", "code") == []
     assert titles("Thanks @alice-b. And @home.") == ["alice-b", "home"]
+
+
+def test_a_bare_mention_names_the_longest_run_of_its_words_that_is_a_title() -> None:
+    text = "Ask @First note about it."
+    assert mention_titles("paragraph", text) == {"first note", "first note about", "first note about it"}
+    (ref,) = extract_links("paragraph", text, titles={"first", "first note"})
+    assert (ref.title, ref.key) == ("First note", "first note")
+    assert titles(text) == ["First"], "with no longer title, the first word alone"
+    # A reading goes on only across single spaces: never past punctuation or a code span.
+    assert mention_titles("paragraph", "@First, note") == mention_titles("paragraph", "@First `x` note") == set()
 
 
 def test_evidence_is_bounded_and_marks_where_the_block_goes_on() -> None:

@@ -41,7 +41,8 @@ class BlockStateOut(BaseModel):
     "/notes/{note_id}/blocks/{block_id}",
     response_model=BlockStateOut,
     summary="One block as it stands: text, author, origin, review state and when. Not a version log",
-    responses=problems(_404="not-found: no such block in this note, or the note is not visible"),
+    responses=problems(_404="not-found: no such block in this note (a note outside the note set is 403 "
+                            "out-of-scope)"),
 )
 def get_block(
     request: Request,

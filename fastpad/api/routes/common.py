@@ -18,6 +18,9 @@ JSON = "application/json"
 MARKDOWN = "text/markdown"
 
 
+FLOOR_PARAMETER = "trust floor: human, reviewed or all (default: human for an agent, all for a person)"
+
+
 def media_type(request: Request) -> str:
     return request.headers.get("content-type", "").split(";")[0].strip().lower()
 

@@ -159,8 +159,8 @@ def successors(request: Request, note_id: NoteId, caller: Authenticated) -> Resp
 
 @router.post("/links", status_code=201, response_model=EdgeOut,
              summary="Create a typed edge (a person's is asserted; an agent's is inferred until a person promotes it)",
-             responses=problems(_404="not-found: a note you cannot see", _409="conflict: a note in the trash",
-                                _422="validation-failed"))
+             responses=problems(_404="not-found: no such note (one outside the note set is 403 out-of-scope)",
+                                _409="conflict: a note in the trash", _422="validation-failed"))
 async def create_link(request: Request, caller: Authenticated, body: LinkCreate,
                       _shape: None = ShapeChecked) -> Response:
     fields = body.model_dump(exclude={"idempotencyKey"})
@@ -198,7 +198,8 @@ async def delete_link(request: Request, link_id: LinkId, caller: Authenticated) 
 
 @router.post("/notes/{note_id}/rename", response_model=NoteOut,
              summary="Rename a note; the old title becomes an alias, so [[links]] to it keep resolving",
-             responses=problems(_404="not-found", _409="conflict: the note is in the trash"))
+             responses=problems(_403="policy-denied: an agent's token never renames (proposals cannot); a person does",
+                                _404="not-found", _409="conflict: the note is in the trash"))
 async def rename_note(request: Request, note_id: NoteId, caller: Authenticated, body: RenameIn,
                       _shape: None = ShapeChecked) -> Response:
     notes = request.app.state.deployment.notes

@@ -30,6 +30,7 @@ from fastpad.api.schemas import (
     LifecycleIn,
     NoteBatchIn,
     NoteCreate,
+    NoteCreatedOut,
     NoteOut,
     NotePageOut,
     OpsIn,
@@ -60,10 +61,12 @@ _CREATE_BODY = {
 @router.post(
     "",
     status_code=201,
-    response_model=NoteOut,
+    response_model=NoteCreatedOut,
     summary="Create a note from JSON, or from a Markdown body (Content-Type: text/markdown)",
     openapi_extra=_CREATE_BODY,
-    responses=problems(_409="idempotency-conflict: the key was used with another body",
+    responses=problems(_403="policy-denied: an agent's token without auto-apply proposes instead (with it, the "
+                            "note lands unreviewed and is listed on Agent activity)",
+                       _409="idempotency-conflict: the key was used with another body",
                        _415="unsupported-media-type: neither JSON nor Markdown"),
 )
 async def create_note(request: Request, caller: Authenticated) -> Response:
@@ -112,7 +115,8 @@ async def create_note(request: Request, caller: Authenticated) -> Response:
 
 @router.post(
     ":batch",
-    summary="Create up to 100 notes; every item gets its own result (the note, or a problem document)",
+    summary="Create up to 100 notes; every item gets its own result (the note, as POST /v1/notes answers it, "
+            "or a problem document)",
     responses=problems(_409="idempotency-conflict: the key was used with another body"),
 )
 async def create_notes(request: Request, caller: Authenticated, body: NoteBatchIn, _shape: None = ShapeChecked) -> Response:
@@ -272,6 +276,7 @@ _lifecycle("restore", "Restore a note from the trash")
     response_model=OpsOut,
     summary="Apply a batch of CRDT operations (a base64 Loro update) computed against expectedFrontier",
     responses=problems(
+        _403="policy-denied: an agent's token proposes instead (POST /v1/notes/{id}/proposals)",
         _404="not-found",
         _409="stale-frontier (names expected_frontier and current_frontier; re-read and recompute) "
              "or idempotency-conflict",

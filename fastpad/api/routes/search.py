@@ -11,12 +11,11 @@ from pydantic import BaseModel, ConfigDict, Field
 from starlette.responses import Response
 
 from fastpad.api.openapi import problems
-from fastpad.api.routes.common import Authenticated, ShapeChecked, json_response
+from fastpad.api.routes.common import FLOOR_PARAMETER, Authenticated, ShapeChecked, json_response
 from fastpad.search.service import MAX_LIMIT, MAX_QUERY_CHARS
 
 router = APIRouter(prefix="/v1/search", tags=["search"])
 
-_FLOOR = "trust floor: human, reviewed or all (default: human for an agent, all for a person)"
 _STRATEGIES = "run only these of lexical, dense, graph, recency (default: all four)"
 _PROBLEMS = problems(_422="validation-failed: q missing or too long, limit out of range, unknown floor or strategy")
 
@@ -26,7 +25,7 @@ class SearchIn(BaseModel):
 
     q: str = Field(min_length=1, max_length=MAX_QUERY_CHARS, description="what to look for; quote a phrase to require it")
     limit: int = Field(default=10, ge=1, le=MAX_LIMIT)
-    floor: str | None = Field(default=None, description=_FLOOR)
+    floor: str | None = Field(default=None, description=FLOOR_PARAMETER)
     includeArchived: bool = False
     strategies: list[str] | None = Field(default=None, max_length=4, description=_STRATEGIES)
 
@@ -98,7 +97,7 @@ def search_get(
     caller: Authenticated,
     q: Annotated[str, Query(min_length=1, max_length=MAX_QUERY_CHARS)],
     limit: Annotated[int, Query(ge=1, le=MAX_LIMIT)] = 10,
-    floor: Annotated[str | None, Query(description=_FLOOR)] = None,
+    floor: Annotated[str | None, Query(description=FLOOR_PARAMETER)] = None,
     include_archived: bool = False,
     strategies: Annotated[str | None, Query(description=_STRATEGIES + ", comma-separated")] = None,
 ) -> Response:

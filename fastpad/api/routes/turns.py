@@ -19,13 +19,14 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from starlette.responses import Response
 
 from fastpad.api.auth import Caller, authenticate
-from fastpad.api.routes.common import json_response, mutate_with, nowhere
+from fastpad.api.routes.common import FLOOR_PARAMETER, json_response, mutate_with, nowhere
 from fastpad.api.idempotency import REPLAYED_HEADER
 from fastpad.api.openapi import problems
 from fastpad.api.problems import field_errors_from_validation
 from fastpad.api.schemas import IdempotencyKey, Ulid
 from fastpad.api.shape import check_shape
 from fastpad.errors import FieldError, ValidationFailed
+from fastpad.knowledge.trust import floor_for
 from fastpad.review.turns import STATUS_FILTERS, Decision, TurnReview, conflict_as_dict
 
 router = APIRouter(tags=["turns"])
@@ -110,10 +111,13 @@ def open_agent_session(request: Request, caller: Authenticated) -> Response:
     summary="A note's blocks with anchor handles (valid five minutes) and its frontier, for proposing",
     responses=problems(_404="not-found", _422="validation-failed: no valid x-fastpad-session"),
 )
-def note_handles(request: Request, note_id: NoteId, caller: Authenticated, session: AgentSession) -> Response:
+def note_handles(request: Request, note_id: NoteId, caller: Authenticated, session: AgentSession,
+                 floor: Annotated[str | None, Query(description=FLOOR_PARAMETER)] = None) -> Response:
     if caller.elsewhere:
         raise nowhere("No such turn or note in the named workspace.")
-    fetched = _review(request).fetch_with_handles(caller.principal, session, note_id)
+    # The floor this read ran at, for the outbound path too (fastpad/api/agent_outbound.py).
+    request.state.floor = at = floor_for(caller.principal, floor)
+    fetched = _review(request).fetch_with_handles(caller.principal, session, note_id, floor=at)
     return json_response({
         "note_id": fetched.note_id, "title": fetched.title, "frontier": fetched.frontier,
         "handles_expire_at": fetched.handles_expire_at.isoformat(), "markdown": fetched.markdown(),

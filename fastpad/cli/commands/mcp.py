@@ -5,6 +5,9 @@ It refuses to run at an interactive terminal: stdio MCP is for a client to speak
 a person typing at it would only see it wait. ``--check`` verifies the configured
 credential (``FASTPAD_URL``/``FASTPAD_TOKEN``, or the stored profile) against the
 server's ``/mcp`` and prints what it reaches: identity, scopes, and tools.
+
+Both act as an agent: a person's credential is exchanged, on the first run, for an agent
+token delegated from it (``fastpad/cli/broker.py``).
 """
 
 from __future__ import annotations
@@ -24,19 +27,21 @@ def mcp(check: bool) -> None:
     """Speak MCP over stdio, bridged to your Fastpad server with your stored credential."""
     import anyio
 
+    from fastpad.cli.broker import agent_target
     from fastpad.cli.profiles import Profiles
     from fastpad.mcp import bridge
 
-    target = Profiles().target()
-    if check:
-        out = Output()
-        out.result(anyio.run(bridge.check, target), lambda found: _show(out, found))
-        return
-    if sys.stdin.isatty():
+    if not check and sys.stdin.isatty():
         raise click.UsageError(
             "fp mcp speaks MCP over stdio for an MCP client to launch (command: fp, args: [mcp]); "
             "it does not run at a prompt. Run fp mcp --check to verify your credential."
         )
+    profiles = Profiles()
+    target = agent_target(profiles, profiles.target())
+    if check:
+        out = Output()
+        out.result(anyio.run(bridge.check, target), lambda found: _show(out, found))
+        return
     anyio.run(bridge.serve_stdio, target)
 
 

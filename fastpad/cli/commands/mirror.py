@@ -23,7 +23,7 @@ def pull(directory: Path, force: bool) -> None:
     from fastpad.cli.mirror.pull import pull as run_pull
 
     out = Output()
-    summary = run_pull(connect(), directory, force=force, dry_run=settings.dry_run, out=out)
+    summary = run_pull(connect(), directory, force=force, dry_run=settings.dry_run)
 
     def show(s: dict[str, Any]) -> None:
         verb = "would write" if settings.dry_run else "wrote"
@@ -122,6 +122,8 @@ def _short(text: str | None) -> str:
 def _show_outcome(out: Output, result: dict[str, Any]) -> None:
     for item in result["pushed"]:
         out.text(f"{'created' if item['kind'] == 'create' else 'pushed'}  {item['file']}")
+        if item.get("reassigned_block_ids"):
+            out.text(f"  {len(item['reassigned_block_ids'])} anchor(s) belonged to another note and got new ids")
     for name in result["unanswered"]:
         out.text(f"unanswered  {name} (kept; the next push sends it again)")
     for failure in result["failed"]:

@@ -6,7 +6,9 @@ text changed is an edit, an anchor that vanished a delete, a paragraph
 without an anchor an insert, an anchor out of its old order a move, and an
 unanchored paragraph that completes its anchored neighbour a split. A
 changed frontmatter changes the note's title, types or properties. A
-Markdown file no note owns yet becomes a new note.
+Markdown file no note owns yet becomes a new note, keeping its anchors
+except those another note holds (a copied file's), which the server gives
+fresh ids and the push reports.
 
 Sending a note's edits: fetch its Loro updates (person credentials only),
 check the note is still at the pulled frontier (else ``stale-frontier``,
@@ -175,8 +177,10 @@ def _prepare(api: Any, mirror: Mirror, plan: FilePlan) -> dict[str, Any] | None:
     file_hash = sha256(path.read_bytes())
     if plan.action == "create":
         meta = plan.meta or NoteMeta()
+        # Anchors go as they are: the server keeps those no other note holds and gives fresh
+        # ids to the rest (a copied file's), answering which in reassigned_block_ids.
         body = {"title": meta.title, "types": list(meta.types), "properties": meta.properties,
-                "blocks": [{"type": b.type, "text": b.text, "attrs": b.attrs} for b in plan.blocks],
+                "blocks": [{"id": b.id, "type": b.type, "text": b.text, "attrs": b.attrs} for b in plan.blocks],
                 "idempotencyKey": key}
         return {"key": key, "kind": "create", "file": plan.file, "file_sha256": file_hash, "body": body}
 
@@ -255,6 +259,9 @@ def _written_back(mirror: Mirror, record: dict[str, Any], answer: dict[str, Any]
     else:
         note_id, markdown, title, frontier = record["note_id"], record["markdown"], record["title"], answer["frontier"]
     name = file_name(title, note_id)
+    pushed = {"file": name if untouched else record["file"], "note_id": note_id, "kind": record["kind"]}
+    if record["kind"] == "create":
+        pushed["reassigned_block_ids"] = answer["reassigned_block_ids"]
     if untouched:
         mirror.record(note_id, name, markdown, frontier)
         if record["kind"] == "create" and name != record["file"]:
@@ -262,4 +269,4 @@ def _written_back(mirror: Mirror, record: dict[str, Any], answer: dict[str, Any]
     else:  # edited again since this push was prepared: keep the edits; the next push diffs them against what was sent
         write_atomically(mirror.meta / "base" / f"{note_id}.md", markdown.encode("utf-8"))
         mirror.notes[note_id] = Entry(record["file"], frontier, sha256(markdown.encode("utf-8")))
-    outcome.pushed.append({"file": name if untouched else record["file"], "note_id": note_id, "kind": record["kind"]})
+    outcome.pushed.append(pushed)

@@ -7,29 +7,32 @@ from __future__ import annotations
 
 from typing import Any
 
-from fastpad.errors import NotFound
+from fastpad.errors import NotFound, OutOfScope
 from fastpad.mcp import schemas as s
 from fastpad.mcp.tool import Call, NoteBody, ToolOutput, ToolSpec
 from fastpad.mcp.tools.limits import FETCH_MAX_NOTES
 from fastpad.security.scopes import NOTES_READ
 
 
+# Why a named note was left out of the result → the member that lists it.
+_LEFT_OUT = {NotFound: "missing", OutOfScope: "out_of_scope"}
+
+
 def run(call: Call) -> ToolOutput:
     args = call.args
     digest = args.get("mode") == "digest"
     notes: list[NoteBody] = []
-    missing: list[str] = []
-    first_missing: NotFound | None = None
+    left_out: dict[str, list[str]] = {}
+    first_refusal: NotFound | OutOfScope | None = None
     for note_id in dict.fromkeys(args["note_ids"]):
         try:
             notes.append(_read(call, note_id, digest=digest, with_handles=args.get("with_handles", False)))
-        except NotFound as error:
-            missing.append(note_id)
-            first_missing = first_missing or error
-    if not notes and first_missing is not None:
-        raise first_missing
-    data: dict[str, Any] = {"missing": missing} if missing else {}
-    return ToolOutput(data, key="notes", notes=notes)
+        except (NotFound, OutOfScope) as error:
+            left_out.setdefault(_LEFT_OUT[type(error)], []).append(note_id)
+            first_refusal = first_refusal or error
+    if not notes and first_refusal is not None:
+        raise first_refusal
+    return ToolOutput(left_out, key="notes", notes=notes)
 
 
 def _read(call: Call, note_id: str, *, digest: bool, with_handles: bool) -> NoteBody:
@@ -69,6 +72,7 @@ TOOL = ToolSpec(
         "floor": s.FLOOR,
         "cursor": s.CURSOR,
     }, "session", "note_ids"),
-    output_schema=s.outputs({"notes": s.array(s.OBJ), "missing": s.STRS, **s.BUDGET}, "notes"),
+    output_schema=s.outputs({"notes": s.array(s.OBJ), "missing": s.STRS, "out_of_scope": s.STRS, **s.BUDGET},
+                            "notes"),
     run=run,
 )
