@@ -83,6 +83,8 @@ def create_app(deployment: Any, *, base_url: str, limits: Limits | None = None) 
     app.state.idempotency = Idempotency(getattr(deployment, "idempotency", deployment.store))
     app.state.scopes = _scopes()
     app.state.openapi_bytes = None
+    # The outbound policy per credential (redaction key, host allowlists): one for MCP and HTTP alike.
+    app.state.outbound_env = McpEnv.from_deployment(deployment, base_url, app.state.rate_limiter)
 
     problems.install(app)
     app.include_router(meta.router)
@@ -111,7 +113,7 @@ def create_app(deployment: Any, *, base_url: str, limits: Limits | None = None) 
     # Inside the body limits and the timing, around every route: agents' answers leave through it.
     app.add_middleware(
         AgentOutboundMiddleware,
-        policy_for=McpEnv.from_deployment(deployment, base_url, app.state.rate_limiter).policy,
+        policy_for=app.state.outbound_env.policy,
         refuse=lambda error, scope: problems.problem_response(error, base_url, instance=scope.get("path")),
     )
     app.add_middleware(

@@ -25,7 +25,7 @@ from datetime import datetime
 from typing import Any
 
 from fastpad.errors import Conflict, FastpadError, FieldError, NotFound, PolicyDenied, StaleFrontier, ValidationFailed
-from fastpad.knowledge.trust import admits, floor_for
+from fastpad.knowledge.trust import filter_blocks, floor_for
 from fastpad.knowledge.link_projection import project_links
 from fastpad.knowledge.property_index import index_note_properties
 from fastpad.notes import Block, NoteDocument, NoteMeta, UpdateLimits, is_ulid, new_id, parse_markdown, serialize_markdown
@@ -115,7 +115,7 @@ class NoteView:
         return out
 
     def block_list(self) -> list[Block]:
-        return [Block(b["id"], b["type"], b["text"], b["attrs"]) for b in self.blocks]
+        return _as_blocks(self.blocks)
 
 
 @dataclass(frozen=True)
@@ -681,10 +681,12 @@ def decode_cursor(cursor: str) -> str:
 def _markdown_for(principal: Principal, view: NoteView) -> str:
     """A note's canonical Markdown as ``principal`` may read it: a reader who is not a person gets
     the blocks its trust floor admits, and nothing below it."""
-    floor = floor_for(principal)
-    blocks = [Block(b["id"], b["type"], b["text"], b["attrs"]) for b in view.blocks
-              if principal.is_person or admits(floor, b.get("origin"), b.get("review_state"))]
-    return serialize_markdown(NoteMeta(view.title, view.types, view.properties), blocks)
+    shown = view.blocks if principal.is_person else filter_blocks(view.blocks, floor_for(principal))
+    return serialize_markdown(NoteMeta(view.title, view.types, view.properties), _as_blocks(shown))
+
+
+def _as_blocks(blocks: list[dict[str, Any]]) -> list[Block]:
+    return [Block(b["id"], b["type"], b["text"], b["attrs"]) for b in blocks]
 
 
 def _not_found(note_id: str) -> NotFound:

@@ -21,7 +21,6 @@ from starlette.routing import Route
 
 from fastpad import __version__
 from fastpad.mcp.dispatch import Dispatcher
-from fastpad.mcp.env import McpEnv
 from fastpad.mcp.http import PATH, PRINCIPAL_STATE, McpEndpoint
 from fastpad.mcp.identity import INSTRUCTIONS, SERVER_NAME
 from fastpad.mcp.tools import TOOLS
@@ -54,7 +53,7 @@ def _principal(ctx: ServerRequestContext[Any]) -> Principal:
 def mount(app: Any) -> McpEndpoint:
     """Serve MCP at ``POST /mcp`` in the FastAPI ``app`` (built by ``api.app.create_app``)."""
     state = app.state
-    dispatcher = Dispatcher(McpEnv.from_deployment(state.deployment, state.base_url, state.rate_limiter), TOOLS)
+    dispatcher = Dispatcher(state.outbound_env, TOOLS)
     endpoint = McpEndpoint(dispatcher, build_server(dispatcher), max_body_bytes=state.limits.authenticated_body_bytes)
     app.router.routes.append(Route(PATH, endpoint, methods=None))
     outer = app.router.lifespan_context
