@@ -23,6 +23,10 @@ from fastpad.knowledge.graph import GraphService
 from fastpad.knowledge.history import HistoryService
 from fastpad.knowledge.memory import MemoryService
 from fastpad.knowledge.notes import NoteService
+from fastpad.knowledge.attachments import AttachmentService
+from fastpad.knowledge.placeholders import PlaceholderService
+from fastpad.knowledge.publishing import PublishingService
+from fastpad.importers.verification import ImportVerification
 from fastpad.knowledge.query import KnowledgeQueryService
 from fastpad.knowledge.saved_views import CollectionService
 from fastpad.knowledge.typed_notes import TypedNoteService
@@ -98,6 +102,10 @@ class Deployment:
     idempotency: IdempotencyService = field(init=False)
     review: ReviewService = field(init=False)
     search: SearchService = field(init=False)
+    publishing: PublishingService = field(init=False)
+    import_verification: ImportVerification = field(init=False)
+    attachments: AttachmentService = field(init=False)
+    placeholders: PlaceholderService = field(init=False)
     embedder: EmbeddingWorker | None = field(init=False)
 
     def __post_init__(self) -> None:
@@ -119,9 +127,13 @@ class Deployment:
         self.idempotency = IdempotencyService(self.store)
         self.review = ReviewService(self.store, self.secret, self.notes, effects=KnowledgeEffects(
             graph=self.graph, calendar=EventNotes(self.notes, self.typed_notes), notes=self.notes))
-        self.notes.agent_creations = self.review.land_agent_creation
+        self.notes.agent_creations = self.review.create_note
         self.search, self.embedder = build_search(self.store, self.config.get("embeddings"),
                                                   redaction_key=redaction_key(self.secret))
+        self.publishing = PublishingService(self.store, redaction_key(self.secret))
+        self.import_verification = ImportVerification(self.store, self.notes)
+        self.attachments = AttachmentService(self.store)
+        self.placeholders = PlaceholderService(self.store, redaction_key(self.secret))
 
     def operator_principal(self, workspace_id: str | None = None) -> Principal:
         """The operator at the server's terminal, acting as the workspace owner (writes are human_typed)."""

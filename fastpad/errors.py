@@ -93,6 +93,10 @@ class PayloadTooLarge(FastpadError):
     slug, title, status = "payload-too-large", "Payload too large", 413
 
 
+class UnsupportedMediaType(FastpadError):
+    slug, title, status = "unsupported-media-type", "Unsupported media type", 415
+
+
 class RequestTimeout(FastpadError):
     slug, title, status, retryable = "request-timeout", "Request body too slow", 408, True
 

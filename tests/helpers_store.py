@@ -59,8 +59,8 @@ def make_services(store: Store, hasher: PasswordHasher) -> Services:
 
     clock = Clock()
     notes = NoteService(store, clock=clock)
-    # As the deployment wires it: an auto-apply agent's new note lands as a turn on Agent activity.
-    notes.agent_creations = ReviewService(store, REVIEW_SECRET, notes, clock=clock).land_agent_creation
+    # As the deployment wires it: an agent's new note is a turn (a proposal, or landed under auto-apply).
+    notes.agent_creations = ReviewService(store, REVIEW_SECRET, notes, clock=clock).create_note
     return Services(
         store=store,
         clock=clock,

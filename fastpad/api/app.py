@@ -24,7 +24,7 @@ from fastpad.api.routes import search
 from fastpad.api.routes import agents, ask, capture, device
 from fastpad.api.routes import turns
 from fastpad.api.routes import typed
-from fastpad.api.routes import export, imports
+from fastpad.api.routes import attachments, export, imports, placeholders, publishing
 from fastpad.api.routes import oauth
 from fastpad.errors import FastpadError
 from fastpad import mcp
@@ -38,7 +38,8 @@ PUBLIC_PATHS = frozenset({"/health", "/openapi.json", "/.well-known/oauth-protec
                           "/v1/device/code", "/v1/device/token", "/device",
                           oauth.METADATA_PATH, oauth.REGISTER_PATH, oauth.TOKEN_PATH, oauth.REVOKE_PATH,
                           oauth.AUTHORIZE_PATH})
-PUBLIC_PREFIXES = ("/errors/", "/v1/public/")
+PUBLISHED = ("/n/", "/v1/public/")  # published notes, readable by anyone
+PUBLIC_PREFIXES = ("/errors/", *PUBLISHED)
 SIGN_IN = ("POST", "/v1/session")
 
 
@@ -101,7 +102,10 @@ def create_app(deployment: Any, *, base_url: str, limits: Limits | None = None) 
     for router in (changes.router, block_history.router, calendar.router, memory.router):  # feed, history, …
         app.include_router(router)
     app.include_router(export.router)  # the whole workspace in one read, for fp pull
-    app.include_router(imports.router)  # imports (upload, status, ledger, cancel) and their attachments
+    app.include_router(publishing.router)  # publish, unpublish, and the public pages anyone reads
+    app.include_router(placeholders.router)  # a person expands a redaction placeholder
+    app.include_router(imports.router)  # imports: upload, status, ledger, cancel, verify
+    app.include_router(attachments.router)  # images and PDFs: uploaded, or stored by an import
     app.include_router(oauth.router)  # the OAuth authorization server MCP clients sign in through …
     app.include_router(web_authorize.router)  # … and its authorization endpoint, a consent page
     app.include_router(web_app.router)  # the browser app: its shell, bundle and service worker
@@ -124,11 +128,13 @@ def create_app(deployment: Any, *, base_url: str, limits: Limits | None = None) 
         render=render,
     )
 
-    app.add_middleware(ServerTimingMiddleware)  # added last: outermost, so it times everything
+    # Added last: outermost, so it times everything but the published notes anyone may probe.
+    app.add_middleware(ServerTimingMiddleware, untimed=lambda scope: scope.get("path", "").startswith(PUBLISHED))
 
     def build_openapi() -> dict[str, Any]:
         if app.openapi_schema is None:
-            app.openapi_schema = openapi.build(app, public_paths=PUBLIC_PATHS | {"/errors/{slug}"})
+            app.openapi_schema = openapi.build(app, public_paths=PUBLIC_PATHS | {
+                "/errors/{slug}", "/n/{note_id}", "/v1/public/notes/{note_id}"})
         return app.openapi_schema
 
     app.openapi = build_openapi  # type: ignore[method-assign]

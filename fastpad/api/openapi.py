@@ -4,7 +4,8 @@ FastAPI generates paths and schemas from the code; this module adds what it
 cannot infer: the problem document as the body of every 4xx/5xx, the two
 security schemes (bearer token, session cookie) with the discovery routes
 marked public, the models that routes read by hand (``NoteCreate``), and
-``POST /mcp``, which the MCP SDK serves outside FastAPI's routing.
+``POST /mcp``, which the MCP SDK serves outside FastAPI's routing (what the SDK
+refuses there, a message that is not JSON-RPC, is a JSON-RPC error instead).
 """
 
 from __future__ import annotations
@@ -44,7 +45,19 @@ _MCP_OPERATION: dict[str, Any] = {
     }}}},
     "responses": {"200": {"description": "The JSON-RPC response (application/json, or text/event-stream when "
                                          "the client accepts only that)"},
-                  "202": {"description": "A notification or response from the client, accepted"}},
+                  "202": {"description": "A notification or response from the client, accepted"},
+                  "415": {"description": "unsupported-media-type: the body is not application/json"}},
+}
+# What the SDK itself refuses, it answers as MCP clients expect: a JSON-RPC error object (id null).
+_JSONRPC_ERROR: dict[str, Any] = {
+    "type": "object", "required": ["jsonrpc", "id", "error"],
+    "properties": {"jsonrpc": {"const": "2.0"}, "id": {"type": ["string", "integer", "null"]},
+                   "error": {"type": "object", "required": ["code", "message"],
+                             "properties": {"code": {"type": "integer"}, "message": {"type": "string"}, "data": {}}}},
+}
+_MCP_JSONRPC_ERRORS = {
+    "400": "Not JSON, or not a JSON-RPC message (a JSON-RPC error: -32700 parse error, -32602 invalid)",
+    "406": "Accept does not admit application/json (a JSON-RPC error)",
 }
 
 
@@ -94,4 +107,7 @@ def build(app: FastAPI, *, public_paths: frozenset[str]) -> dict[str, Any]:
             for status, response in responses.items():
                 if status == "default" or status.startswith(("4", "5")):
                     response["content"] = {"application/problem+json": {"schema": PROBLEM_REF}}
+    mcp_responses = doc["paths"]["/mcp"]["post"]["responses"]
+    for status, text in _MCP_JSONRPC_ERRORS.items():
+        mcp_responses[status] = {"description": text, "content": {"application/json": {"schema": _JSONRPC_ERROR}}}
     return doc

@@ -19,7 +19,7 @@ from fastapi.exceptions import RequestValidationError
 from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.responses import Response
 
-from fastpad.errors import FastpadError, FieldError, ValidationFailed, NotFound
+from fastpad.errors import FastpadError, FieldError, NotFound, UnsupportedMediaType, ValidationFailed
 from fastpad.security.scopes import AGENT_DEFAULT_SCOPES
 
 log = logging.getLogger("fastpad.api")
@@ -40,10 +40,6 @@ class MethodNotAllowed(FastpadError):
 
 class NotAcceptable(FastpadError):
     slug, title, status = "not-acceptable", "Not acceptable", 406
-
-
-class UnsupportedMediaType(FastpadError):
-    slug, title, status = "unsupported-media-type", "Unsupported media type", 415
 
 
 class BadRequest(FastpadError):

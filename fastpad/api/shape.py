@@ -1,8 +1,15 @@
-"""JSON shape limits: no array over N elements, no request over M values.
+"""JSON shape limits: no array over N elements, no request over M values, and
+no text that cannot be stored.
 
 Checked on the parsed body before any model sees it. Every JSON value
 counts once (objects and arrays included), so the total is independent of
 how a client nests its data.
+
+JSON can carry two things no store keeps: U+0000, which PostgreSQL refuses in
+text and jsonb (SQLite would keep it, so a deployment could not move to
+PostgreSQL), and a lone surrogate, which is not UTF-8. A string or member name
+holding either is refused here, named in ``field_errors``, so no route ever
+hands one to a service.
 """
 
 from __future__ import annotations
@@ -13,7 +20,8 @@ from fastpad.errors import FieldError, ValidationFailed
 
 
 def check_shape(data: Any, *, max_array_items: int, max_values: int) -> None:
-    """Raise :class:`ValidationFailed` naming every oversized array (and the total)."""
+    """Raise :class:`ValidationFailed` naming every oversized array (and the total) and every
+    string or member name that cannot be stored."""
     errors: list[FieldError] = []
     values = 0
     stack: list[tuple[Any, str]] = [(data, "")]
@@ -26,6 +34,8 @@ def check_shape(data: Any, *, max_array_items: int, max_values: int) -> None:
         if values + len(stack) + children > max_values:
             # every pending node counts at least once: the total is already over
             values = max_values + 1
+        if isinstance(node, str) and (why := _unstorable(node)):
+            errors.append(FieldError(path or "body", "invalid_text", why))
         if isinstance(node, list) and len(node) > max_array_items:
             errors.append(
                 FieldError(
@@ -38,7 +48,12 @@ def check_shape(data: Any, *, max_array_items: int, max_values: int) -> None:
             break
         if isinstance(node, dict):
             for key, child in node.items():
-                stack.append((child, f"{path}.{key}" if path else str(key)))
+                why = _unstorable(key)
+                name = _escaped(key) if why else str(key)
+                field = f"{path}.{name}" if path else name
+                if why:
+                    errors.append(FieldError(field, "invalid_text", f"member name: {why}"))
+                stack.append((child, field))
         elif isinstance(node, list):
             for index, child in enumerate(node):
                 stack.append((child, f"{path}[{index}]"))
@@ -49,5 +64,22 @@ def check_shape(data: Any, *, max_array_items: int, max_values: int) -> None:
     if errors:
         errors.sort(key=lambda fe: fe.field)
         raise ValidationFailed(
-            detail="The request body is over a JSON shape limit", field_errors=errors
+            detail="The request body is over a JSON shape limit or holds text that cannot be stored",
+            field_errors=errors,
         )
+
+
+def _unstorable(text: str) -> str | None:
+    """Why ``text`` cannot be stored on both backends; None when it can."""
+    if "\x00" in text:
+        return "text must not contain U+0000 (NUL)"
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return "text must be valid Unicode (no lone surrogates)"
+    return None
+
+
+def _escaped(name: str) -> str:
+    """An unstorable member name, spelled so a problem document (UTF-8 JSON) can name it."""
+    return name.encode("utf-8", "backslashreplace").decode("utf-8").replace("\x00", "\\u0000")

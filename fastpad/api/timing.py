@@ -1,20 +1,25 @@
 """``Server-Timing: app;dur=…`` on every response: how long the server spent
 before it started answering, so a client (and the benchmarks) can tell server
-time from network and client time."""
+time from network and client time — except where an anonymous caller must not
+learn how long the server took (``untimed``: the published-note routes, whose
+answers must not tell a real note id from an invented one)."""
 
 from __future__ import annotations
 
 import time
 
+from collections.abc import Callable
+
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 
 class ServerTimingMiddleware:
-    def __init__(self, app: ASGIApp) -> None:
+    def __init__(self, app: ASGIApp, *, untimed: Callable[[Scope], bool] = lambda scope: False) -> None:
         self.app = app
+        self.untimed = untimed
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] != "http":
+        if scope["type"] != "http" or self.untimed(scope):
             await self.app(scope, receive, send)
             return
         started = time.perf_counter()

@@ -18,22 +18,12 @@ from __future__ import annotations
 import re
 
 from fastpad.errors import ValidationFailed
+from fastpad.knowledge.attachments import STORED_TYPES
 from fastpad.notes import Block, NoteMeta, parse_markdown
 from fastpad.notes.blocks import CODE
 from fastpad.notes.ids import ULID_PATTERN
 
 ENCRYPTED_SUFFIXES = frozenset({"mdenc", "encrypted", "gpg", "pgp", "age"})
-STORED_TYPES = {
-    "png": "image/png", "jpg": "image/jpeg", "jpeg": "image/jpeg", "gif": "image/gif", "webp": "image/webp",
-    "pdf": "application/pdf",
-}
-_MAGIC = {
-    "image/png": lambda b: b.startswith(b"\x89PNG\r\n\x1a\n"),
-    "image/jpeg": lambda b: b.startswith(b"\xff\xd8\xff"),
-    "image/gif": lambda b: b[:6] in (b"GIF87a", b"GIF89a"),
-    "image/webp": lambda b: b[:4] == b"RIFF" and b[8:12] == b"WEBP",
-    "application/pdf": lambda b: b"%PDF-" in b[:1024],
-}
 _ARMOUR = ("-----BEGIN PGP MESSAGE-----", "age-encryption.org/v1", "-----BEGIN AGE ENCRYPTED FILE-----")
 # Meld Encrypt's whole-note form: the body is one %%🔐 … 🔐%% block.
 _WHOLE_NOTE_BLOCK = re.compile(r"^\s*(?:---\n.*?\n---\s*)?%%🔐.*?🔐%%\s*$", re.S)
@@ -63,10 +53,6 @@ def encrypted(text: str) -> bool:
 def attachment_type(suffix: str) -> str | None:
     """The media type an attachment with this extension is stored as (None: not stored)."""
     return STORED_TYPES.get(suffix)
-
-
-def matches_type(media_type: str, data: bytes) -> bool:
-    return _MAGIC[media_type](data)
 
 
 def read_blocks(text: str) -> tuple[NoteMeta, list[Block], str]:

@@ -28,7 +28,7 @@ from typing import Any
 from fastpad.errors import Conflict, FastpadError, NotFound
 from fastpad.importers import ledger as lg
 from fastpad.importers.archive import Archive, EntryUnreadable
-from fastpad.importers.content import matches_type
+from fastpad.knowledge.attachments import matches_type
 from fastpad.importers.ledger import LedgerRow, LinkProblem, LinkRows, Tally
 from fastpad.importers.plan import AttachmentDraft, NoteDraft, Plan, TypeDraft, digest
 from fastpad.importers.rewrite import ATTACHMENT, NOTE, LinkRewriter, LinkTarget

@@ -41,7 +41,7 @@ from fastpad.notes import is_ulid, new_id
 from fastpad.security.principals import Principal
 from fastpad.security.scopes import NOTES_READ, NOTES_WRITE, SCHEMA_WRITE
 from fastpad.store import Store, utcnow
-from fastpad.store.imports import AttachmentRow, ImportRow, LedgerEntry
+from fastpad.store.imports import ImportRow, LedgerEntry
 
 log = logging.getLogger(__name__)
 
@@ -280,15 +280,6 @@ class ImportService:
         if row.status == "uploading":
             self._spool().discard(import_id)
         return self.status(principal, import_id)
-
-    def attachment(self, principal: Principal, attachment_id: str) -> AttachmentRow:
-        """An attachment an import stored, with its bytes."""
-        _authorize(principal, NOTES_READ)
-        with self.store.read(principal.workspace_id) as tx:
-            row = tx.imports.attachment(attachment_id) if is_ulid(attachment_id) else None
-        if row is None:
-            raise NotFound(detail=f"no attachment {attachment_id}", extra={"attachment_id": attachment_id})
-        return row
 
     # ------------------------------------------------------------------ internals
 

@@ -159,7 +159,8 @@ class MemoryService:
 
     @staticmethod
     def _find(tx: WorkspaceTx, principal: Principal, name_or_id: str, *, include_trashed: bool = False) -> TopicRow:
-        if not isinstance(name_or_id, str) or not name_or_id.strip():
+        # No name holds U+0000 (check_name refuses control characters), and PostgreSQL cannot compare one.
+        if not isinstance(name_or_id, str) or not name_or_id.strip() or "\x00" in name_or_id:
             raise _no_topic(str(name_or_id))
         topics = MemoryTopics(tx)
         row = topics.by_note(name_or_id) if is_ulid(name_or_id) else None

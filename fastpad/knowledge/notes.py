@@ -18,11 +18,11 @@ from __future__ import annotations
 
 import base64
 import binascii
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from functools import cached_property
 from datetime import datetime
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from fastpad.errors import Conflict, FastpadError, FieldError, NotFound, PolicyDenied, StaleFrontier, ValidationFailed
 from fastpad.knowledge.trust import filter_blocks, floor_for
@@ -35,6 +35,9 @@ from fastpad.search.indexing import index_note_chunks
 from fastpad.security.principals import Principal
 from fastpad.security.scopes import EXPORT, NOTES_DELETE, NOTES_READ, NOTES_WRITE
 from fastpad.store import BlockEdits, BlockRow, NoteRow, NoteWrite, Store, WorkspaceTx, utcnow
+
+if TYPE_CHECKING:  # the review package builds on this one
+    from fastpad.review.turns import Turn
 
 MAX_PAGE = 200
 MAX_BATCH = 100  # notes in one create_many call
@@ -128,6 +131,15 @@ class OpsResult:
 
 
 @dataclass(frozen=True)
+class NoteDraft:
+    """A new note as :meth:`NoteService.draft` checked it, before anything is written."""
+
+    meta: NoteMeta
+    blocks: list[Block]
+    reassigned_block_ids: dict[str, str]
+
+
+@dataclass(frozen=True)
 class NoteEdit:
     """What ``NoteService.apply_edit`` did: the note's version around it, and its blocks
     (with their provenance) before it."""
@@ -143,10 +155,10 @@ class NoteService:
         self.store = store
         self.clock = clock
         self.limits = limits
-        # How an auto-apply agent's new note lands: recorded as a turn so it is listed on Agent
-        # activity (``ReviewService.land_agent_creation``; the deployment wires it, since the
-        # review package builds on this one). Unwired, agents cannot create notes at all.
-        self.agent_creations: Callable[[Principal, dict[str, Any]], NoteView] | None = None
+        # How an agent's new note becomes a turn: a proposal, or under auto-apply a note that
+        # landed on the agent's authority (``ReviewService.create_note``; the deployment wires
+        # it, since the review package builds on this one). Unwired, agents cannot create notes.
+        self.agent_creations: Callable[[Principal, dict[str, Any]], "NoteView | Turn"] | None = None
 
     # ------------------------------------------------------------------ reads
 
@@ -177,7 +189,7 @@ class NoteService:
     def get(self, principal: Principal, note_id: str) -> NoteView:
         principal.require(NOTES_READ)
         with self.store.read(principal.workspace_id) as tx:
-            return self._view(tx, principal, note_id)
+            return self.view_in(tx, principal, note_id)
 
     def markdown(self, principal: Principal, note_id: str) -> str:
         """The note as canonical Markdown (a ``{#ULID}`` anchor after every block)."""
@@ -197,7 +209,7 @@ class NoteService:
                 rows = tx.list_notes(after_id=after, limit=MAX_PAGE, include_archived=True, include_trashed=False,
                                      note_ids=principal.note_ids)
                 for row in rows:
-                    view = self._view(tx, principal, row.id)
+                    view = self.view_in(tx, principal, row.id)
                     exported.append({"id": view.id, "title": view.title, "frontier": view.frontier,
                                      "archived": view.archived, "markdown": _markdown_for(principal, view)})
                 if len(rows) < MAX_PAGE:
@@ -236,62 +248,29 @@ class NoteService:
 
     # ------------------------------------------------------------------ writes
 
-    def create(self, principal: Principal, **fields: Any) -> NoteView:
+    def create(self, principal: Principal, **fields: Any) -> "NoteView | Turn":
         """A new note, in a transaction of its own: :meth:`create_in`.
 
-        An agent's own words are prose, and an agent changes prose only through review: without
-        auto-apply its note is refused (a turn needs a note to live on, so there is no pending
-        creation to propose); with auto-apply it lands at once, unreviewed, as a turn on Agent
-        activity (:attr:`agent_creations`). Inbound content an agent only carries — a capture,
-        an import — is not its words and is created directly, ``inbound_untrusted``."""
+        An agent's own words are prose, and an agent changes prose only through review: its note
+        is a proposal a person accepts or rejects (the pending :class:`Turn` is returned), or,
+        under auto-apply, lands at once, unreviewed, as a turn on Agent activity (the note is
+        returned) — both through :attr:`agent_creations`. Inbound content an agent only carries
+        — a capture, an import — is not its words and is created directly, ``inbound_untrusted``."""
         if principal.kind == "agent" and principal.origin is Origin.AGENT_WRITTEN and not fields.get("inbound"):
-            principal.require(NOTES_WRITE)
-            principal.require_whole_workspace(_CREATES_NO_NOTES)  # the first refusal, with auto-apply or not
-            if not principal.auto_apply or self.agent_creations is None:
-                raise PolicyDenied(
-                    detail=("an agent does not create notes directly: propose the text into an existing note "
-                            "(fastpad_propose, or POST /v1/notes/{id}/proposals) or ask a person to create it; "
-                            "a token with auto-apply creates notes that stay unreviewed and are listed on "
-                            "Agent activity"),
-                    extra={"reason": "agents_propose"},
-                    next_call="POST /v1/notes/{id}/proposals",
-                )
+            principal.require_whole_workspace(_CREATES_NO_NOTES)
+            if self.agent_creations is None:
+                raise PolicyDenied(detail="agents cannot create notes on this server", extra={"reason": "agents_propose"})
             return self.agent_creations(principal, fields)
         with self.store.write(principal.workspace_id) as tx:
             return self.create_in(tx, principal, **fields)
 
-    def create_in(
-        self,
-        tx: WorkspaceTx,
-        principal: Principal,
-        *,
-        title: str = "",
-        markdown: str | None = None,
-        blocks: Iterable[Block] | None = None,
-        types: Iterable[str] = (),
-        properties: Mapping[str, Any] | None = None,
-        note_id: str | None = None,
-        inbound: bool = False,
-    ) -> NoteView:
-        """A new note from Markdown or from blocks (not both), written inside the caller's
-        transaction (an accepted proposal creates its event notes this way). Blocks without an
-        id get a fresh ULID; ``title``/``types``/``properties`` given here override the
-        Markdown's frontmatter.
-
-        A block id is unique across the workspace: a given id (an anchor in the Markdown, or
-        ``Block.id``) that another note already holds — a pasted or copied note's anchors — gets
-        a fresh ULID instead, and the returned view's ``reassigned_block_ids`` maps each such
-        old id to its new one. Ids no other note holds are kept.
-
-        Two things only an import asks for. ``note_id`` is an id minted earlier
-        for this note — an import remembers the ids it minted, so a retry
-        creates the same note with the same ids; a note that already has it is a
-        Conflict. ``inbound`` says the content arrived from outside a keystroke:
-        its blocks are ``inbound_untrusted`` whoever sends them (it can only
-        lower trust, never raise it)."""
-        principal.require(NOTES_WRITE)
-        if note_id is not None and not is_ulid(note_id):
-            raise ValidationFailed(detail="a note id is a ULID", field_errors=[FieldError("note_id", "ulid", "a ULID")])
+    def draft(self, tx: WorkspaceTx, principal: Principal, note_id: str, *, title: str = "",
+              markdown: str | None = None, blocks: Iterable[Block] | None = None, types: Iterable[str] = (),
+              properties: Mapping[str, Any] | None = None) -> NoteDraft:
+        """What a new note ``note_id`` would hold, checked as :meth:`create_in` checks it, without
+        writing anything: its title, types and properties, and its blocks, each with an id no other
+        note holds (``reassigned_block_ids`` maps a taken id to its replacement). A proposed note
+        is drafted when it is proposed and created from the draft when it is accepted."""
         principal.require_whole_workspace(_CREATES_NO_NOTES)
         if markdown is not None and blocks is not None:
             raise ValidationFailed(detail="send markdown or blocks, not both",
@@ -320,24 +299,62 @@ class NoteService:
             types=types or meta.types,
             properties=dict(properties) if properties is not None else dict(meta.properties),
         )
+        given, reassigned = _reassign_block_ids_held_elsewhere(tx, note_id, _mint_block_ids(given))
+        return NoteDraft(meta, given, reassigned)
+
+    def create_in(
+        self,
+        tx: WorkspaceTx,
+        principal: Principal,
+        *,
+        note_id: str | None = None,
+        inbound: bool = False,
+        **fields: Any,
+    ) -> NoteView:
+        """A new note from Markdown or from blocks (not both), written inside the caller's
+        transaction (an accepted proposal creates its event notes this way): :meth:`draft`'s
+        ``fields``. Blocks without an id get a fresh ULID; ``title``/``types``/``properties``
+        given here override the Markdown's frontmatter.
+
+        A block id is unique across the workspace: a given id (an anchor in the Markdown, or
+        ``Block.id``) that another note already holds — a pasted or copied note's anchors — gets
+        a fresh ULID instead, and the returned view's ``reassigned_block_ids`` maps each such
+        old id to its new one. Ids no other note holds are kept.
+
+        ``note_id`` is an id minted earlier for this note — an import remembers the ids it
+        minted, so a retry creates the same note with the same ids, and an accepted proposal
+        creates the note it proposed; a note that already has it is a Conflict. ``inbound``
+        (an import's) says the content arrived from outside a keystroke: its blocks are
+        ``inbound_untrusted`` whoever sends them (it can only lower trust, never raise it)."""
+        principal.require(NOTES_WRITE)
+        if note_id is not None and not is_ulid(note_id):
+            raise ValidationFailed(detail="a note id is a ULID", field_errors=[FieldError("note_id", "ulid", "a ULID")])
         minted_earlier, note_id = note_id is not None, note_id or new_id()
+        draft = self.draft(tx, principal, note_id, **fields)
         if minted_earlier and tx.note(note_id) is not None:
             raise Conflict(detail=f"a note {note_id} already exists", extra={"reason": "exists", "note_id": note_id},
                            next_call=f"GET /v1/notes/{note_id}")
-        given, reassigned = _reassign_block_ids_held_elsewhere(tx, note_id, _mint_block_ids(given))
+        self._write_new(tx, principal, note_id, draft.meta, draft.blocks,
+                        Origin.INBOUND_UNTRUSTED if inbound else principal.origin)
+        return replace(self.view_in(tx, principal, note_id), reassigned_block_ids=draft.reassigned_block_ids)
 
-        doc = NoteDocument.new(meta=meta, blocks=given)
-        origin = Origin.INBOUND_UNTRUSTED if inbound else principal.origin
+    def create_proposed(self, tx: WorkspaceTx, principal: Principal, note_id: str, meta: NoteMeta) -> None:
+        """The empty note a proposed new note's accepted blocks land in, under the id its turn
+        minted, created by whoever accepts it: a person, or the agent itself under auto-apply or
+        its own grant. The turn was the check (its ``notes:propose``), not ``notes:write``."""
+        self._write_new(tx, principal, note_id, meta, [], principal.origin)
+
+    def _write_new(self, tx: WorkspaceTx, principal: Principal, note_id: str, meta: NoteMeta, blocks: list[Block],
+                   origin: Origin) -> None:
+        doc = NoteDocument.new(meta=meta, blocks=blocks)
         stamp = Provenance.for_write(origin)
         projection = [_block_row(b, i, stamp) for i, b in enumerate(doc.blocks())]
-        now = self.clock()
         self._commit(tx, NoteWrite(
-            note_id=note_id, kind="create", at=now, actor=replace(principal.actor(), origin=origin.value),
+            note_id=note_id, kind="create", at=self.clock(), actor=replace(principal.actor(), origin=origin.value),
             update=doc.export_updates(None),
             snapshot=doc.snapshot(), frontier=doc.frontier(), title=doc.meta.title, types=doc.meta.types,
             properties=doc.meta.properties, blocks=projection,
         ), previous_blocks=[])
-        return replace(self._view(tx, principal, note_id), reassigned_block_ids=reassigned)
 
     def create_many(self, principal: Principal, items: list[dict[str, Any]]) -> list[NoteView | FastpadError]:
         """Create several notes, each in its own transaction: one refused item never
@@ -414,7 +431,7 @@ class NoteService:
             changed = _changed_block_ids(before, after)
             current = {b.block_id: _provenance(b) for b in before}
             provenance = restamp(current, changed, [b.id for b in after],
-                                 _PersonsSave(tx, principal, note_id, doc, current).stamp)
+                                 _PersonsSave(tx, principal, note_id, doc, current, before).stamp)
             meta = doc.meta
             self._commit(tx, NoteWrite(
                 note_id=note_id, kind="ops", at=self.clock(), actor=principal.actor(),
@@ -445,7 +462,7 @@ class NoteService:
             row = self._writable_row(tx, principal, note_id, with_snapshot=True)
             assert row.snapshot is not None
             if row.title == title:
-                return self._view(tx, principal, note_id)
+                return self.view_in(tx, principal, note_id)
             doc = NoteDocument.load(row.snapshot)
             meta = doc.meta
             doc.set_meta(NoteMeta(title, meta.types, meta.properties))
@@ -454,7 +471,7 @@ class NoteService:
                 expected_frontier=row.frontier, update=doc.export_updates(row.frontier), snapshot=doc.snapshot(),
                 frontier=doc.frontier(), title=title,
             ))
-            return self._view(tx, principal, note_id)
+            return self.view_in(tx, principal, note_id)
 
     def archive(self, principal: Principal, note_id: str) -> NoteView:
         return self._set_state(principal, note_id, "archive")
@@ -492,10 +509,14 @@ class NoteService:
             "trash": ("trashed_at", now), "restore": ("trashed_at", None),
         }[kind]
         if (getattr(row, field) is None) == (value is None):
-            return self._view(tx, principal, note_id)  # already in that state: nothing to write
+            return self.view_in(tx, principal, note_id)  # already in that state: nothing to write
         self._commit(tx, NoteWrite(note_id=note_id, kind=kind, at=now, actor=principal.actor(),
                                    expected_frontier=row.frontier, **{field: value}))
-        return self._view(tx, principal, note_id)
+        if kind == "trash":
+            # A trashed note is no longer public; restoring it does not publish it again (a person
+            # does, knowing what it holds now).
+            tx.publications.unpublish(note_id)
+        return self.view_in(tx, principal, note_id)
 
     def apply_edit(
         self,
@@ -592,7 +613,7 @@ class NoteService:
         return row
 
     @staticmethod
-    def _view(tx: WorkspaceTx, principal: Principal, note_id: str) -> NoteView:
+    def view_in(tx: WorkspaceTx, principal: Principal, note_id: str) -> NoteView:
         _require_reachable(principal, note_id)
         row = tx.note(note_id)
         if row is None:
@@ -615,7 +636,10 @@ class _PersonsSave:
     each block it changes: the same rule for the browser editor, ``fp push`` and any other
     client of ``POST /v1/notes/{id}/ops``.
 
-    A block the save adds is the person's (``human_typed``, ``human_accepted``). A block that
+    A block the save adds is the person's (``human_typed``, ``human_accepted``) unless it
+    carries another writer's words: the second half of a split agent paragraph, or a copy of a
+    capture pasted below it, keeps the provenance of the block its text came from (see
+    :meth:`_carried_over`), so a new id never launders text into the person's. A block that
     was already theirs stays so. Any other block — an agent's, an import's, a capture's —
     keeps its origin and review state, with the person recorded as its last author, unless
     the save completes a rewrite of it (``fastpad.notes.provenance.rewritten``): then it is
@@ -624,15 +648,36 @@ class _PersonsSave:
     from such a write, and the person's edits since are what the measure looks at."""
 
     def __init__(self, tx: WorkspaceTx, principal: Principal, note_id: str, doc: NoteDocument,
-                 current: Mapping[str, Provenance]) -> None:
+                 current: Mapping[str, Provenance], before: Sequence[BlockRow] = ()) -> None:
         self._tx, self._note_id, self._doc, self._current = tx, note_id, doc, current
         self._persons_own = Provenance.for_write(principal.origin)
+        # The note's blocks before the save that are not the person's own: where an added
+        # block's words may come from.
+        self._others = [b for b in before if _provenance(b) != self._persons_own]
 
     def stamp(self, block_id: str) -> Provenance:
         current = self._current.get(block_id)
-        if current is None or current == self._persons_own or self._rewritten(block_id):
+        if current is None:
+            return self._carried_over(block_id) or self._persons_own
+        if current == self._persons_own or self._rewritten(block_id):
             return self._persons_own
         return current
+
+    def _carried_over(self, block_id: str) -> Provenance | None:
+        """The provenance of the block an added block's words came from, if they came from one
+        that is not the person's: the added block holds an unbroken stretch of that block's text
+        — ``SURVIVING_STRETCH`` characters, or all of its own text when it is shorter (the tail
+        of a split can be a word). An empty block is the person's. Erring here only marks a
+        person's short block as the other writer's, never the other way round."""
+        text = self._doc.block(block_id).text
+        needed = min(SURVIVING_STRETCH, len(text))
+        if not needed or not self._others:
+            return None
+        stretches = {text[start:start + needed] for start in range(len(text) - needed + 1)}
+        for other in self._others:
+            if any(other.text[start:start + needed] in stretches for start in range(len(other.text) - needed + 1)):
+                return _provenance(other)
+        return None
 
     def _rewritten(self, block_id: str) -> bool:
         if self._since is None:

@@ -27,7 +27,8 @@ from fastpad.knowledge.notes import NoteService
 from fastpad.knowledge.property_index import load_schema
 from fastpad.knowledge.schema import PropertyDef, Schema
 from fastpad.knowledge.values import InvalidValue, index_entries
-from fastpad.notes import NoteDocument, NoteMeta
+from fastpad.knowledge.attachments import ATTACHMENTS_PATH
+from fastpad.notes import NoteDocument, NoteMeta, is_ulid
 from fastpad.security.principals import Principal
 from fastpad.security.scopes import NOTES_WRITE
 from fastpad.store import NoteWrite, Store, WorkspaceTx, utcnow
@@ -174,10 +175,16 @@ class TypedNoteService:
 def _check_reference(
     tx: WorkspaceTx, principal: Principal, schema: Schema, prop: PropertyDef, value: str, field: str
 ) -> FieldError | None:
-    """A person must be a member of the workspace; a relation's note must be one
-    the caller can see, not in the trash, and of the property's target type."""
+    """A person must be a member of the workspace; a file an attachment stored in it; a
+    relation's note must be one the caller can see, not in the trash, and of the property's
+    target type."""
     if prop.kind == "person" and tx.member(value) is None:
         return FieldError(field, "member", "not a member of this workspace")
+    if prop.kind == "file":
+        attachment_id = value.removeprefix(ATTACHMENTS_PATH)
+        if not is_ulid(attachment_id) or not tx.imports.attachment_exists(attachment_id):
+            return FieldError(field, "attachment", f"an attachment of this workspace ({ATTACHMENTS_PATH}{{id}}, "
+                                                   "as POST /v1/attachments returns it)")
     if prop.kind == "relation":
         if outside := principal.note_outside_set(value, field):
             return outside

@@ -25,6 +25,9 @@ from fastpad.security.scopes import NOTES_READ, SCHEMA_WRITE
 from fastpad.store import Store, utcnow
 from fastpad.store.typed import TypeRow
 
+# Types are the workspace's, every note's: a credential limited to some notes cannot change them.
+_SCHEMA_IS_WORKSPACE_WIDE = "this credential is limited to a set of notes; types are the whole workspace's"
+
 
 @dataclass(frozen=True)
 class TypeView:
@@ -66,6 +69,7 @@ class TypeService:
     def define(self, principal: Principal, *, name: Any, extends: Any = None, properties: Any = None) -> TypeView:
         """A new type. Notes already tagged with ``name`` are indexed under it at once."""
         principal.require(SCHEMA_WRITE)
+        principal.require_whole_workspace(_SCHEMA_IS_WORKSPACE_WIDE)
         errors: list[FieldError] = []
         if check_name(name, "name", errors) is None:
             raise ValidationFailed(detail="the type name is invalid", field_errors=errors)
@@ -100,6 +104,7 @@ class TypeService:
         """Replace the type's parents and/or its whole property list (None: keep).
         ``expected_version`` refuses the change (409) if someone changed the type since."""
         principal.require(SCHEMA_WRITE)
+        principal.require_whole_workspace(_SCHEMA_IS_WORKSPACE_WIDE)
         now = self.clock()
         with self.store.write(principal.workspace_id) as tx:
             tx.typed.lock_schema()

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from collections.abc import Container
+from collections.abc import Callable, Container
 from dataclasses import dataclass
 
 from fastpad.notes.blocks import CODE
@@ -66,6 +66,23 @@ def extract_links(block_type: str, text: str, *, titles: Container[str] = frozen
             continue
         refs[key] = LinkRef(title, key, evidence_window(text, start, end))
     return list(refs.values())
+
+
+def rewrite_wikilinks(block_type: str, text: str, rewrite: Callable[[str, str], str]) -> str:
+    """``text`` with each ``[[Title]]`` / ``[[Title|shown]]`` (and ``@[[…]]``) replaced by
+    ``rewrite(title key, shown text)``; code and escaped brackets are left alone, as the
+    write path leaves them."""
+    if block_type == CODE or "[[" not in text:
+        return text
+    scan = _CODE_SPAN.sub(lambda m: " " * len(m.group(0)), text) if "`" in text else text
+    out, position = [], 0
+    for match in _WIKILINK.finditer(scan):
+        start = match.start() - 1 if match.start() and text[match.start() - 1] == "@" else match.start()
+        written = text[match.start():match.end()]
+        shown = written[2:-2].split("|", 1)[-1].strip() or match.group(1).strip()
+        out += [text[position:start], rewrite(title_key(match.group(1)), shown)]
+        position = match.end()
+    return "".join(out) + text[position:]
 
 
 def _occurrences(block_type: str, text: str) -> list[tuple[int, int, str, list[tuple[int, str]]]]:

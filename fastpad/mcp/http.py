@@ -13,7 +13,9 @@ API's own problem documents (``api.problems``, the one renderer):
    otherwise hold a GET open as an event stream nobody writes to).
 3. ``Authorization: Bearer fpk_live_…`` → a ``Principal``. None or a rejected one is
    401 with ``WWW-Authenticate: Bearer resource_metadata="{base}/.well-known/oauth-protected-resource"``.
-4. A ``tools/call`` of a tool the credential's scopes do not allow is 403
+4. ``Content-Type: application/json``, or 415 ``unsupported-media-type`` (the SDK would answer a
+   plain-text 400). A JSON body that is not a JSON-RPC message is the SDK's to answer, as JSON-RPC.
+5. A ``tools/call`` of a tool the credential's scopes do not allow is 403
    ``insufficient_scope`` whose challenge names every scope to re-authorize for.
 
 The principal rides in the request's ``state`` to the tool handlers.
@@ -30,12 +32,13 @@ from mcp.server.streamable_http_manager import StreamableHTTPSessionManager
 from mcp.server.transport_security import TransportSecuritySettings
 from starlette.types import Message, Receive, Scope, Send
 
-from fastpad.api.problems import MethodNotAllowed, problem_response
+from fastpad.api.problems import MethodNotAllowed, UnsupportedMediaType, problem_response
 from fastpad.errors import FastpadError, PolicyDenied, Unauthenticated
 from fastpad.mcp.dispatch import Dispatcher, scope_refusal
 from fastpad.security.principals import Principal
 
 PATH = "/mcp"
+JSON = "application/json"
 PRINCIPAL_STATE = "fastpad.principal"
 _LOOPBACK = ("localhost", "127.0.0.1", "[::1]")
 
@@ -47,7 +50,7 @@ class McpEndpoint:
         self.dispatcher = dispatcher
         self.env = dispatcher.env
         self.origins = Origins(self.env.base_url)
-        # Host and Origin are checked here, with problem documents; the SDK checks Content-Type.
+        # Host, Origin and Content-Type are checked here, with problem documents.
         self.manager = StreamableHTTPSessionManager(
             app=manager_app, json_response=True, stateless=True, max_request_body_size=max_body_bytes,
             security_settings=TransportSecuritySettings(enable_dns_rebinding_protection=False),
@@ -63,6 +66,7 @@ class McpEndpoint:
                 raise MethodNotAllowed(detail=f"{scope['method']} is not allowed on {PATH}: MCP requests are POSTs",
                                        extra={"allow": ["POST"]})
             principal = await anyio.to_thread.run_sync(self._authenticate, scope)
+            _check_media_type(scope)
             body = await _read_body(receive)
             self._check_tool_scope(principal, body)
         except FastpadError as error:
@@ -99,6 +103,13 @@ class McpEndpoint:
         refusal = scope_refusal(principal, tool) if tool is not None else None
         if refusal is not None:
             raise refusal
+
+
+def _check_media_type(scope: Scope) -> None:
+    media = (_header(scope, b"content-type") or "").split(";")[0].strip().lower()
+    if media != JSON:
+        raise UnsupportedMediaType(detail=f"POST {PATH} reads {JSON}, not {media or 'a body without Content-Type'}.",
+                                   extra={"accepted": [JSON]})
 
 
 class Origins:

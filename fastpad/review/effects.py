@@ -30,8 +30,8 @@ Revert
 - an edge the accept inserted is removed, unless a person has confirmed it since
   (``GraphService.promote``, the one way the graph changes an edge made through it) —
   then it stays (``kept_confirmed``); one already deleted is ``gone``;
-- an event note the accept created, or the note an auto-apply agent's creation made
-  (``ReviewService.land_agent_creation``), goes to the trash (``trashed``; restorable from
+- an event note the accept created, or the note a proposed new note's first landing made
+  (``ReviewService._create_proposed_note``), goes to the trash (``trashed``; restorable from
   there, whatever was written in it since); one already in the trash or purged is
   ``gone``;
 - a moved event gets its previous window back (``restored``) while its window is still
@@ -69,7 +69,7 @@ class Landed:
     links: list[str] = field(default_factory=list)  # edges it inserted (add_edge ops and cites)
     events: list[str] = field(default_factory=list)  # event notes it created
     moves: list[dict[str, Any]] = field(default_factory=list)  # {"event_id", "before": window, "after": window}
-    notes: list[str] = field(default_factory=list)  # the note an agent's creation turn made
+    notes: list[str] = field(default_factory=list)  # the note a proposed new note's first landing made
 
     def as_json(self) -> dict[str, Any]:
         return {name: value for name, value in (("links", self.links), ("events", self.events),

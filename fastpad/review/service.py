@@ -53,7 +53,7 @@ from fastpad.errors import (
 from fastpad.knowledge.edges import SUPERSEDES, check_edge_type
 from fastpad.knowledge.notes import NoteEdit, NoteService, NoteView
 from fastpad.knowledge.trust import TrustFloor, filter_blocks
-from fastpad.notes import NoteDocument
+from fastpad.notes import Block, NoteDocument, NoteMeta
 from fastpad.notes.ids import is_ulid, new_id
 from fastpad.notes.provenance import Origin, Provenance, ReviewState
 from fastpad.review.apply import BlockDiff, apply_changes, apply_prose, blocks_at, check_fresh
@@ -99,7 +99,7 @@ from fastpad.review.turns import (
 from fastpad.security.agent_sessions import SESSION_TTL, SessionClaims, mint_session, open_session
 from fastpad.security.handles import HANDLE_TTL, mint_handle, open_handle, require_current_frontier
 from fastpad.security.principals import Principal
-from fastpad.security.scopes import NOTES_PROPOSE, NOTES_READ, TURNS_ACCEPT
+from fastpad.security.scopes import NOTES_PROPOSE, NOTES_READ, NOTES_WRITE, TURNS_ACCEPT
 from fastpad.store import Store, WorkspaceTx, utcnow
 from fastpad.store.turns import SourceUse, TurnEventRow, TurnRow
 
@@ -205,15 +205,51 @@ class ReviewService:
                 "source_block_ids": None if source_block_ids is None else list(source_block_ids)}
         request = validate_proposal(body)
         fingerprint = proposal_fingerprint({k: v for k, v in body.items() if k not in ("idempotency_key", "dry_run")})
-        if not request.dry_run:
-            replayed = self._replay(principal, request.idempotency_key, fingerprint)
+        return self._once(principal, request.idempotency_key, fingerprint, request.dry_run,
+                          lambda: self._propose(principal, session_id, request, fingerprint))
+
+    def propose_note(self, principal: Principal, session_id: str, note: Any, idempotency_key: str, *,
+                     dry_run: bool = False) -> Turn:
+        """Propose a new note (``fastpad_propose`` with ``new_note``): ``note`` holds its ``title``,
+        ``markdown``, ``types`` and ``properties``, checked as a person's new note is. A replay of
+        the same key and note returns the same turn; ``dry_run`` checks and diffs only."""
+        principal.require(NOTES_PROPOSE)
+        self.check_session(principal, session_id)
+        fields = _new_note_fields(note)
+        if not isinstance(idempotency_key, str) or not idempotency_key.strip():
+            raise ValidationFailed(detail="idempotency_key is required",
+                                   field_errors=[FieldError("idempotency_key", "required", "a non-empty string")])
+        fingerprint = proposal_fingerprint({"new_note": fields})
+        return self._once(principal, idempotency_key, fingerprint, dry_run, lambda: self._propose_note(
+            principal, session_id, fields, idempotency_key=idempotency_key, fingerprint=fingerprint, dry_run=dry_run,
+            field_prefix="new_note."))
+
+    def create_note(self, principal: Principal, fields: dict[str, Any]) -> NoteView | Turn:
+        """An agent's new note over any surface (``NoteService.create`` hands it here): a pending
+        proposal of it, or — under auto-apply — the note itself, landed at once, unreviewed, and
+        listed on Agent activity like any other auto-applied write. ``notes:write`` or
+        ``notes:propose`` will do: an agent's write of prose is a proposal either way (spec:
+        "An agent with notes:write cannot change a note directly")."""
+        if not principal.has(NOTES_PROPOSE):
+            principal.require(NOTES_WRITE)
+        key = f"create:{new_id()}"  # the surface's own idempotency (an HTTP Idempotency-Key) wraps this call
+        return self._propose_note(principal, self.open_session(principal), fields, idempotency_key=key,
+                                  fingerprint=proposal_fingerprint({"create_note": key}), dry_run=False,
+                                  landed_view=True)
+
+    def _once(self, principal: Principal, key: str, fingerprint: str, dry_run: bool,
+              store: Callable[[], Turn]) -> Turn:
+        """``store`` a proposal once per idempotency key: a replay of the key with the same body
+        answers the stored turn, another body under it is an ``idempotency-conflict``."""
+        if not dry_run:
+            replayed = self._replay(principal, key, fingerprint)
             if replayed is not None:
                 return replayed
         try:
-            return self._propose(principal, session_id, request, fingerprint)
+            return store()
         except self.store.integrity_errors:
             # The same key landed concurrently: answer as a replay of that one.
-            replayed = self._replay(principal, request.idempotency_key, fingerprint)
+            replayed = self._replay(principal, key, fingerprint)
             if replayed is None:
                 raise
             return replayed
@@ -283,43 +319,50 @@ class ReviewService:
         assert stored is not None
         return Turn.from_row(stored, self.review_url(stored.id))
 
-    def land_agent_creation(self, principal: Principal, fields: dict[str, Any]) -> NoteView:
-        """An auto-apply agent's new note (``NoteService.create`` hands it here): created at once,
-        its blocks ``agent_written``/``unreviewed``, and recorded in the same transaction as a turn
-        that landed on the token's authority, so it is listed on Agent activity like any other
-        auto-applied write. The turn is what a proposal of the same blocks into the empty note
-        would have been: each block inserted at the end, in order. Its base is the version the
-        creation made (there is no earlier one to diff against), and its landing records the
-        note, so reverting it moves the note to the trash."""
+    def _propose_note(self, principal: Principal, session_id: str, fields: dict[str, Any], *, idempotency_key: str,
+                      fingerprint: str, dry_run: bool, field_prefix: str = "", landed_view: bool = False) -> Any:
+        """Draft the new note under an id minted now and store the turn that proposes it: its
+        blocks as insertions at the end, in order, into the note (which does not exist yet), and
+        its title, types and properties as ``proposed_note``. Under auto-apply it lands at once;
+        ``landed_view`` then returns the note instead of the turn. ``field_prefix`` is where the
+        caller's fields sit in its request, for a copy refusal to name them."""
         now = self.clock()
-        with self.store.write(principal.workspace_id) as tx:
-            view = self.notes.create_in(tx, principal, **fields)
-            created = view.block_list()
+        note_id = new_id()
+        open_tx = self.store.read if dry_run else self.store.write
+        with open_tx(principal.workspace_id) as tx:
+            draft = self.notes.draft(tx, principal, note_id, **fields)
+            created = draft.blocks or [Block(new_id(), "paragraph", "", {})]  # a title alone is a note too
             diffs = [BlockDiff("inserted", block.id, None, block, (), after_id)
                      for block, after_id in zip(created, [None, *(b.id for b in created)])]
-            inserts = [InsertBefore(None, block.text, block.type, block.attrs) for block in created]
-            markdown = "markdown" if fields.get("markdown") is not None else None
-            field_of = {block.id: markdown or f"blocks[{i}].text" for i, block in enumerate(created)}
-            self._guard_copy(tx, principal, view.id, new_texts_from_diffs(diffs, field_of=field_of), (), now)
-            landed = [block.id for block in created]
+            field_of = {block.id: f"{field_prefix}markdown" if "markdown" in fields else f"{field_prefix}blocks[{i}].text"
+                        for i, block in enumerate(created)}
+            self._guard_copy(tx, principal, note_id, [NewText(None, draft.meta.title, f"{field_prefix}title"),
+                                                      *new_texts_from_diffs(diffs, field_of=field_of)], (), now)
             turn = _new_turn(
-                principal, self.open_session(principal), view.id, now, idempotency_key=f"create:{view.id}",
-                request_hash=proposal_fingerprint({"create_note": view.id}), base_frontier=view.frontier,
-                proposal_update=b"",  # nothing on top of its base, which is the note as created
-                ops=[op_to_json(op) for op in inserts], source_block_ids=[],
-                diffs=[diff_to_json(d) for d in diffs], pending_blocks=[], pending_ops=[],
+                principal, session_id, note_id, now, idempotency_key=idempotency_key, request_hash=fingerprint,
+                base_frontier="",  # the empty note its first accept creates; set then
+                proposal_update=b"",
+                ops=[op_to_json(InsertBefore(None, b.text, b.type, b.attrs)) for b in created],
+                source_block_ids=[], diffs=[diff_to_json(d) for d in diffs],
+                pending_blocks=[b.id for b in created], pending_ops=[],
+                proposed_note={"title": draft.meta.title, "types": list(draft.meta.types),
+                               "properties": draft.meta.properties,
+                               "reassigned_block_ids": draft.reassigned_block_ids},
             )
-            landed_at_once = replace(turn, landed_blocks=landed, authority=AUTO_APPLY)
-            turn = replace(landed_at_once, status=status_after(landed_at_once))
+            if dry_run:
+                return _dry_run(turn)
             tx.turns.insert(turn)
-            tx.turns.append_event(_event(turn, "propose", principal, now, block_ids=landed))
-            # No frontiers on the landing: there is no version before the note to revert the prose
-            # to; revert takes back the creation itself (``Landed.notes``) instead.
-            tx.turns.append_event(_event(turn, "auto_apply", principal, now, block_ids=landed,
-                                         review_state=ReviewState.UNREVIEWED.value,
-                                         effects=Landed(notes=[view.id]).as_json()))
-            tx.feed.append("proposal", at=now, actor=principal.actor(), note_id=view.id, subject_id=turn.id)
-        return view
+            tx.turns.append_event(_event(turn, "propose", principal, now, block_ids=turn.pending_blocks))
+            tx.feed.append("proposal", at=now, actor=principal.actor(), note_id=note_id, subject_id=turn.id)
+            if principal.auto_apply:
+                self._land(tx, principal, turn, turn.pending_blocks, review=ReviewState.UNREVIEWED,
+                           authority=AUTO_APPLY, action="auto_apply")
+                if landed_view:
+                    return replace(self.notes.view_in(tx, principal, note_id),
+                                   reassigned_block_ids=draft.reassigned_block_ids)
+            stored = tx.turns.get(turn.id)
+        assert stored is not None
+        return Turn.from_row(stored, self.review_url(stored.id))
 
     @staticmethod
     def _guard_copy(tx: WorkspaceTx, principal: Principal, note_id: str, changes: Sequence[NewText],
@@ -425,7 +468,11 @@ class ReviewService:
                 author=(principal.kind, principal.principal_id) if own else None,
                 note_ids=principal.note_ids, activity=activity,
             )
-        items = [Turn.from_row(r, self.review_url(r.id)) for r in rows[:limit]]
+            # A person's list says who proposed each turn (an agent's lists only its own).
+            names = {(r.author_kind, r.author_id, r.token_id) for r in rows[:limit]} if principal.is_person else set()
+            who = {key: _who(tx, *key) for key in names}
+        items = [Turn.from_row(r, self.review_url(r.id), author_name=who.get((r.author_kind, r.author_id, r.token_id)))
+                 for r in rows[:limit]]
         return TurnPage(items, items[-1].id if len(rows) > limit else None)
 
     def get(self, principal: Principal, turn_id: str) -> Turn:
@@ -441,18 +488,20 @@ class ReviewService:
         with self.store.read(principal.workspace_id) as tx:
             row = _visible_turn(tx, principal, turn_id)
             note = tx.note(row.note_id, with_snapshot=True)
-            assert note is not None and note.snapshot is not None
-            doc = NoteDocument.load(note.snapshot)
             diffs = [diff_from_json(d) for d in row.diffs]
-            moved = note.frontier != row.base_frontier
-            merge = None
-            if moved and row.pending_blocks:
-                merge = plan_accept(diffs, row.pending_blocks, landed=row.landed_blocks,
-                                    base=blocks_at(doc, row.base_frontier), now=doc.blocks(), at_base=False)
+            moved, merge = False, None
+            if note is not None:  # a proposed note is not there until a first part of it is accepted
+                assert note.snapshot is not None
+                doc = NoteDocument.load(note.snapshot)
+                moved = note.frontier != row.base_frontier
+                if moved and row.pending_blocks:
+                    merge = plan_accept(diffs, row.pending_blocks, landed=row.landed_blocks,
+                                        base=blocks_at(doc, row.base_frontier), now=doc.blocks(), at_base=False)
             sources = self._source_blocks(tx, principal, {s for d in diffs for s in d.source_block_ids})
             who = _who(tx, row.author_kind, row.author_id, row.token_id)
         turn = Turn.from_row(row, self.review_url(row.id))
-        return TurnReview(turn, note.title, who, moved, merge, sources)
+        title = note.title if note is not None else (row.proposed_note or {}).get("title", "")
+        return TurnReview(turn, title, who, moved, merge, sources)
 
     @staticmethod
     def _source_blocks(tx: WorkspaceTx, principal: Principal, block_ids: Collection[str]) -> dict[str, SourceBlock]:
@@ -491,7 +540,7 @@ class ReviewService:
         refusal — a merge conflict, an edge whose target went to the trash, an event that cannot
         take the window — raises its typed error (naming the op) and leaves everything, the
         turn included, exactly as it was; a retry starts from the same place."""
-        person = _signed_in_person(principal)
+        person = principal.is_signed_in_person  # a person's CLI token accepts like an agent (spec: fp accept)
         with self.store.write(principal.workspace_id) as tx:
             row = self._turn_for_decision(tx, principal, turn_id, accepting=True)
             if person:
@@ -532,7 +581,7 @@ class ReviewService:
 
     def reject(self, principal: Principal, turn_id: str) -> Turn:
         """A person declines what still waits; nothing that waited ever reached the note."""
-        _require_person(principal, "Rejecting a proposal")
+        principal.require_signed_in("Rejecting a proposal")
         return self._close(principal, turn_id, action="reject", withdrawn="rejected")
 
     def abandon(self, principal: Principal, turn_id: str) -> Turn:
@@ -571,7 +620,7 @@ class ReviewService:
 
         The decision (``Decision.undone``) and the revert's audit entry list what became of
         each of them."""
-        _require_person(principal, "Reverting")
+        principal.require_signed_in("Reverting")
         now = self.clock()
         with self.store.write(principal.workspace_id) as tx:
             row = _visible_turn(tx, principal, turn_id, for_update=True)
@@ -629,7 +678,7 @@ class ReviewService:
         agent accepted become ``human_accepted`` and their citations ``cites`` edges (recorded,
         so a revert removes them too), in one transaction; auto-applied blocks stay
         ``unreviewed``. Either way the turn leaves the Agent activity queue."""
-        _require_person(principal, "Marking a turn reviewed")
+        principal.require_signed_in("Marking a turn reviewed")
         now = self.clock()
         with self.store.write(principal.workspace_id) as tx:
             row = _visible_turn(tx, principal, turn_id, for_update=True)
@@ -680,6 +729,9 @@ class ReviewService:
         landed: list[str] = []
         merged = False
         edit: NoteEdit | None = None
+        effects = Landed()
+        if row.proposed_note is not None and tx.note(row.note_id) is None:
+            row = self._create_proposed_note(tx, principal, row, effects)
         if blocks:
             diffs = [diff_from_json(d) for d in row.diffs]
             planned: dict[str, AcceptPlan] = {}
@@ -696,7 +748,6 @@ class ReviewService:
             edit = self.notes.apply_edit(tx, principal, row.note_id, land,
                                          stamp=Provenance(Origin(row.origin), review), kind=action)
             landed, merged = planned["plan"].landed, planned["plan"].merged
-        effects = Landed()
         if cite and landed:
             self.effects.cite(tx, principal, row, [c for c in tx.turns.sources_of(row.id) if c[0] in landed], effects)
         for index in ops:
@@ -726,6 +777,19 @@ class ReviewService:
                            subject_id=row.id)
         return landed, merged
 
+    def _create_proposed_note(self, tx: WorkspaceTx, principal: Principal, row: TurnRow, effects: Landed) -> TurnRow:
+        """The first landing of a proposed note creates it, empty, under the turn's note id; the
+        landing then inserts its blocks as into any note, and reverting the turn takes back the
+        creation too (``effects``: the note goes to the trash)."""
+        proposed = row.proposed_note or {}
+        meta = NoteMeta(proposed.get("title", ""), tuple(proposed.get("types", ())), proposed.get("properties", {}))
+        self.notes.create_proposed(tx, principal, row.note_id, meta)
+        created = tx.note(row.note_id)
+        assert created is not None
+        tx.turns.update(row.id, base_frontier=created.frontier)
+        effects.notes.append(row.note_id)
+        return replace(row, base_frontier=created.frontier)
+
     def _merge_conflict(self, row: TurnRow, conflicts: Sequence[MergeConflict]) -> Conflict:
         url = self.review_url(row.id)
         return Conflict(
@@ -751,7 +815,7 @@ class ReviewService:
     def activity(self, principal: Principal, *, limit: int = 100) -> list[ActivityItem]:
         """Every turn that reached a note on an agent's authority and is not yet marked reviewed
         (or reverted), newest first, with who, which note and how many blocks."""
-        _require_person(principal, "The Agent activity page")
+        principal.require_signed_in("The Agent activity page")
         with self.store.read(principal.workspace_id) as tx:
             rows = tx.turns.list(limit=limit, activity=True, note_ids=principal.note_ids)
             items = []
@@ -766,7 +830,7 @@ class ReviewService:
 
     def audit_log(self, principal: Principal, *, turn_id: str | None = None, limit: int = 1000) -> list[AuditEntry]:
         """The append-only record of what happened to turns (a person's view)."""
-        _require_person(principal, "The audit log")
+        principal.require_signed_in("The audit log")
         with self.store.read(principal.workspace_id) as tx:
             if turn_id is not None:
                 _visible_turn(tx, principal, turn_id)
@@ -776,7 +840,7 @@ class ReviewService:
     def retract_source(self, principal: Principal, block_id: str, *, reason: str = "") -> Retraction:
         """A person marks a source block retracted (found to be wrong); the answer lists every
         block that was accepted citing it, wherever it landed, so each can be re-checked."""
-        _require_person(principal, "Retracting a source")
+        principal.require_signed_in("Retracting a source")
         if not isinstance(reason, str) or len(reason) > 2000:
             raise ValidationFailed(detail="reason is text of at most 2,000 characters",
                                    field_errors=[FieldError("reason", "max_length", "at most 2000 characters")])
@@ -810,21 +874,6 @@ def _op_refused(refused: FastpadError, index: int, kind: str) -> FastpadError:
     the op, and saying that nothing of the accept was applied."""
     return replace(refused, detail=f"ops[{index}] ({kind}) could not be applied, so nothing was accepted: {refused}",
                    extra={**refused.extra, "op_index": index})
-
-
-def _signed_in_person(principal: Principal) -> bool:
-    """A person acting in their own right: a web session (or the operator), never a token.
-    A person's CLI token accepts like an agent (spec: CLI › fp accept needs a grant)."""
-    return principal.is_person and principal.token_id is None
-
-
-def _require_person(principal: Principal, what: str) -> None:
-    if not _signed_in_person(principal):
-        raise PolicyDenied(
-            detail=f"{what} is for a signed-in person; no token of any scope can do it.",
-            extra={"reason": "person_only"},
-            next_call="sign in to the web app and do it there",
-        )
 
 
 def _visible_note(tx: WorkspaceTx, principal: Principal, note_id: str, *, for_update: bool = False,
@@ -862,6 +911,21 @@ def _selection(row: TurnRow, block_ids: Collection[str] | None,
         raise ValidationFailed(detail="some of the selection is not waiting in this turn", field_errors=errors[:50])
     chosen = set(block_ids or ())
     return [b for b in row.pending_blocks if b in chosen], sorted(set(op_indexes or ()))
+
+
+_NEW_NOTE_FIELDS = ("title", "markdown", "types", "properties")
+
+
+def _new_note_fields(note: Any) -> dict[str, Any]:
+    """A proposed new note's members, as an agent sends them (NoteService.draft checks each)."""
+    if not isinstance(note, Mapping):
+        raise ValidationFailed(detail="new_note is an object: title, markdown, types, properties",
+                               field_errors=[FieldError("new_note", "type", "an object")])
+    unknown = sorted(set(note) - set(_NEW_NOTE_FIELDS))
+    if unknown:
+        raise ValidationFailed(detail=f"new_note holds {', '.join(_NEW_NOTE_FIELDS)}",
+                               field_errors=[FieldError(f"new_note.{k}", "unknown", "not a member") for k in unknown])
+    return {k: note[k] for k in _NEW_NOTE_FIELDS if k in note}
 
 
 def _text_fields(ops: Sequence[Op], inserted: Mapping[int, str]) -> dict[str, str]:
@@ -919,6 +983,6 @@ def _dry_run(row: TurnRow) -> Turn:
         source_block_ids=tuple(row.source_block_ids), diffs=tuple(diff_from_json(d) for d in row.diffs),
         pending_block_ids=tuple(row.pending_blocks), pending_ops=tuple(row.pending_ops), landed_block_ids=(),
         accepted_ops=(), authority=None, reviewed_at=None, review_url=None, created_at=None, updated_at=None,
-        dry_run=True,
+        dry_run=True, new_note=row.proposed_note,
     )
 

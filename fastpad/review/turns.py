@@ -140,9 +140,14 @@ class Turn:
     updated_at: datetime | None
     dry_run: bool = False
     replayed: bool = False  # an idempotent replay of an earlier call
+    # A turn that creates its note: the note's title, types and properties (its blocks are the
+    # insertions in ``diffs``); the note exists once a first part of the turn is accepted.
+    new_note: dict[str, Any] | None = None
+    author_name: str | None = None  # who proposed it, as a person reads it (lists for a person)
 
     @classmethod
-    def from_row(cls, row: TurnRow, review_url: str, *, replayed: bool = False) -> "Turn":
+    def from_row(cls, row: TurnRow, review_url: str, *, replayed: bool = False,
+                 author_name: str | None = None) -> "Turn":
         return cls(
             id=row.id, note_id=row.note_id, status=row.status, author_kind=row.author_kind, author_id=row.author_id,
             token_id=row.token_id, expected_frontier=row.base_frontier, ops=tuple(row.ops),
@@ -151,6 +156,7 @@ class Turn:
             landed_block_ids=tuple(row.landed_blocks), accepted_ops=tuple(row.accepted_ops), authority=row.authority,
             reviewed_at=row.reviewed_at,
             review_url=review_url, created_at=row.created_at, updated_at=row.updated_at, replayed=replayed,
+            new_note=row.proposed_note, author_name=author_name,
         )
 
     @property
@@ -176,7 +182,8 @@ class Turn:
         return {
             "id": self.id, "note_id": self.note_id, "status": self.status, "open": self.open,
             "dry_run": self.dry_run, "replayed": self.replayed,
-            "author": {"kind": self.author_kind, "id": self.author_id, "token_id": self.token_id},
+            "author": {"kind": self.author_kind, "id": self.author_id, "token_id": self.token_id,
+                       **({"name": self.author_name} if self.author_name else {})},
             "expected_frontier": self.expected_frontier,
             "ops": [{**op, "state": self.op_state(i)} if op["op"] in PERSON_OP_KINDS else dict(op)
                     for i, op in enumerate(self.ops)],
@@ -187,8 +194,8 @@ class Turn:
             "authority": self.authority,
             "auto_applied": self.authority == AUTO_APPLY, "reviewed_at": _iso(self.reviewed_at),
             "review_url": self.review_url, "created_at": _iso(self.created_at), "updated_at": _iso(self.updated_at),
+            "new_note": self.new_note,
         }
-
 
 
 @dataclass(frozen=True)

@@ -23,7 +23,7 @@ from typing import Any
 
 from fastpad.errors import FieldError, ValidationFailed
 from fastpad.knowledge.trust import TrustFloor, admits, floor_for
-from fastpad.outbound.secrets import redact
+from fastpad.outbound.secrets import find_secrets, redact
 from fastpad.search.fusion import DENSE, GRAPH, LEXICAL, RECENCY, STRATEGIES, FusedHit
 from fastpad.search.hybrid import NO_PROVIDER, DenseStrategy, FusedResults, Strategy, hybrid_search
 from fastpad.search.query import ParsedQuery, matched_terms, parse_query
@@ -137,6 +137,8 @@ class SearchService:
     ) -> SearchResults:
         principal.require(SEARCH_READ)
         text = _check_query(text)
+        if not principal.is_person:
+            text = _without_secrets(text)
         _check_limit(limit)
         names = _check_strategies(strategies)
         at = floor_for(principal, floor)
@@ -170,6 +172,24 @@ class SearchService:
 
 
 # ---------------------------------------------------------------------- input
+
+
+def _without_secrets(text: str) -> str:
+    """An agent's query less any secret in it: a search for a secret's value would tell the agent
+    which note holds it, though every read shows it masked. A query that was only a secret is
+    refused rather than run on nothing."""
+    spans = find_secrets(text)
+    if not spans:
+        return text
+    parts, position = [], 0
+    for span in spans:
+        parts.append(text[position:span.start])
+        position = span.end
+    kept = " ".join("".join([*parts, text[position:]]).split())
+    if not kept:
+        raise ValidationFailed(detail="the query is a secret's value; agents cannot search for secrets",
+                               field_errors=[FieldError("q", "secret", "search for words, not a secret")])
+    return kept
 
 
 def _check_query(text: Any) -> str:

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 
-from fastpad.errors import FieldError, InsufficientScope, NotFound, OutOfScope
+from fastpad.errors import FieldError, InsufficientScope, NotFound, OutOfScope, PolicyDenied
 from fastpad.notes.provenance import Origin
 from fastpad.security.scopes import READ_SCOPES, SESSION_SCOPES, ordered
 from fastpad.store.records import Actor
@@ -82,6 +82,22 @@ class Principal:
         if self.can_see(note_id):
             return None
         return FieldError(field, "out_of_scope", "not a note in this credential's note set")
+
+    @property
+    def is_signed_in_person(self) -> bool:
+        """A person acting in their own right: a web session (or the operator), never a token —
+        a person's CLI token included."""
+        return self.is_person and self.token_id is None
+
+    def require_signed_in(self, what: str) -> None:
+        """PolicyDenied unless a signed-in person acts: for what the spec keeps from every token
+        (reverting, reviewing, publishing, verifying)."""
+        if not self.is_signed_in_person:
+            raise PolicyDenied(
+                detail=f"{what} is for a signed-in person; no token of any scope can do it.",
+                extra={"reason": "person_only"},
+                next_call="sign in to the web app and do it there",
+            )
 
     def require_whole_workspace(self, detail: str) -> None:
         """Raise OutOfScope for a credential limited to a set of notes, on an action whose reach

@@ -36,6 +36,7 @@ from fastpad.store.typed import TypedTables
 from fastpad.store.captures import CaptureReceipts
 from fastpad.store.imports import ImportTables
 from fastpad.store.oauth import OAuthGrants
+from fastpad.store.publications import Publications
 from fastpad.store.records import (
     UNCHANGED,
     Actor,
@@ -191,6 +192,11 @@ class WorkspaceTx:
     def imports(self) -> ImportTables:
         """Imports, their ledgers, the ids they minted, and attachments (fastpad/store/imports.py)."""
         return ImportTables(self)
+
+    @cached_property
+    def publications(self) -> Publications:
+        """Published notes (fastpad/store/publications.py)."""
+        return Publications(self)
 
     @cached_property
     def oauth(self) -> OAuthGrants:
@@ -785,6 +791,10 @@ class Store(ABC):
     @abstractmethod
     def login_lookup(self, email: str) -> tuple[str, str | None] | None:
         """(person_id, password_hash) for a sign-in email, or None."""
+
+    @abstractmethod
+    def published_workspace(self, note_id: str) -> str | None:
+        """The workspace of a published note, or None: the anonymous public route's one lookup."""
 
     def memberships(self, person_id: str) -> list[tuple[WorkspaceRow, str]]:
         """The workspaces a person belongs to, with their role, oldest first."""

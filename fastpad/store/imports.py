@@ -156,6 +156,16 @@ class ImportTables:
 
     # ------------------------------------------------------------------ minted ids
 
+    def imported_notes(self, import_id: str) -> list[tuple[str, str]]:
+        """``(item path, note id)`` of every note the import created or found unchanged, in
+        ledger order (a link row names its note too, and is left out)."""
+        rows = self._x(
+            "SELECT item, note_id FROM import_ledger WHERE workspace_id = ? AND import_id = ? AND note_id IS NOT NULL"
+            " AND kind <> 'link' AND status IN ('imported', 'unchanged') ORDER BY seq",
+            (self.workspace_id, import_id),
+        ).fetchall()
+        return list(dict.fromkeys((r[0], r[1]) for r in rows))
+
     def minted(self, item_paths: Iterable[str]) -> list[MintedIds]:
         """Every id set minted for these item paths (any digest)."""
         paths = sorted(set(item_paths))
@@ -234,6 +244,10 @@ class ImportTables:
             (row.id, self.workspace_id, row.sha256, row.media_type, row.name, row.size, row.content, import_id,
              self._d.ts(row.created_at)),
         )
+
+    def attachment_exists(self, attachment_id: str) -> bool:
+        return self._x("SELECT 1 FROM attachments WHERE workspace_id = ? AND id = ?",
+                       (self.workspace_id, attachment_id)).fetchone() is not None
 
     def attachment(self, attachment_id: str) -> AttachmentRow | None:
         row = self._x(

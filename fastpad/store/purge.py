@@ -2,8 +2,10 @@
 
 Deleting the note row removes everything hanging off it by foreign key (op
 log, block projection and with it the lexical index, outgoing links, titles,
-memory topic); an incoming link's target falls back to unresolved. The
-change-feed rows about the note stay: they hold no content.
+memory topic); an incoming link's target falls back to unresolved. Its turns
+go too, deleted by id (a turn's note is not a foreign key: a turn may propose
+a note that does not exist yet), and with them their sources. The change-feed
+rows about the note stay: they hold no content.
 """
 
 from __future__ import annotations
@@ -32,4 +34,8 @@ class TrashPurge:
             " ORDER BY trashed_at, id LIMIT ?) RETURNING id",
             (tx.workspace_id, at, tx.workspace_id, at, int(limit)),
         ).fetchall()
-        return sorted(r[0] for r in rows)
+        purged = sorted(r[0] for r in rows)
+        if purged:
+            tx._x(f"DELETE FROM turns WHERE workspace_id = ? AND {tx._d.in_ids('note_id')}",
+                  (tx.workspace_id, tx._d.ids(purged)))
+        return purged

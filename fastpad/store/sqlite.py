@@ -202,21 +202,30 @@ class SqliteStore(Store):
             if version > target:
                 break
             # The version check happens under the write lock, so two processes
-            # opening one file at once apply each migration exactly once.
+            # opening one file at once apply each migration exactly once. Foreign
+            # keys are off while a migration runs (SQLite's way to rebuild a table
+            # others reference: with them on, dropping the old table would cascade
+            # into its dependents) and checked before it commits.
+            conn.execute("PRAGMA foreign_keys = OFF")
             conn.execute("BEGIN IMMEDIATE")
             try:
                 applied = conn.execute("SELECT 1 FROM schema_migrations WHERE version = ?", (version,)).fetchone()
                 if not applied:
                     for statement in _statements(script):
                         conn.execute(statement)
+                    broken = conn.execute("PRAGMA foreign_key_check").fetchall()
+                    if broken:
+                        raise RuntimeError(f"migration {version} ({name}) leaves broken references: {broken[:5]}")
                     conn.execute(
                         "INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, ?, ?)",
                         (version, name, self.dialect.ts(utcnow())),
                     )
+                conn.execute("COMMIT")
             except BaseException:
                 conn.execute("ROLLBACK")
                 raise
-            conn.execute("COMMIT")
+            finally:
+                conn.execute("PRAGMA foreign_keys = ON")
         current = self._version(conn)
         if current > len(known):
             raise RuntimeError(
@@ -245,6 +254,11 @@ class SqliteStore(Store):
         with self._transaction(write=False, settings={}) as conn:
             row = conn.execute("SELECT id, password_hash FROM people WHERE email = ?", (email,)).fetchone()
         return (row[0], row[1]) if row else None
+
+    def published_workspace(self, note_id: str) -> str | None:
+        with self._transaction(write=False, settings={}) as conn:
+            row = conn.execute("SELECT workspace_id FROM published_notes WHERE note_id = ?", (note_id,)).fetchone()
+        return row[0] if row else None
 
     def ping(self) -> None:
         with self._borrow() as conn:

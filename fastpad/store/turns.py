@@ -44,6 +44,9 @@ class TurnRow:
     reviewed_by: str | None
     created_at: datetime
     updated_at: datetime
+    # A turn that creates its note: the note's title, types and properties; its blocks are the
+    # turn's insertions. None for a turn on a note that exists.
+    proposed_note: dict[str, Any] | None = None
 
 
 @dataclass(frozen=True)
@@ -93,10 +96,11 @@ class ReadRow:
 _TURN_COLUMNS = (
     "id, note_id, status, author_kind, author_id, author_key, token_id, session_id, origin, idempotency_key,"
     " request_hash, base_frontier, proposal_update, ops, source_block_ids, diffs, pending_blocks, pending_ops,"
-    " landed_blocks, accepted_ops, authority, reviewed_at, reviewed_by, created_at, updated_at"
+    " landed_blocks, accepted_ops, authority, reviewed_at, reviewed_by, created_at, updated_at, proposed_note"
 )
-# Columns a service may change after the turn is written.
-_MUTABLE = frozenset({"status", "pending_blocks", "pending_ops", "landed_blocks", "accepted_ops", "authority",
+# Columns a service may change after the turn is written (a proposed note's base frontier is
+# the empty note its accept creates).
+_MUTABLE = frozenset({"base_frontier", "status", "pending_blocks", "pending_ops", "landed_blocks", "accepted_ops", "authority",
                       "reviewed_at", "reviewed_by", "updated_at"})
 _JSON = frozenset({"pending_blocks", "pending_ops", "landed_blocks", "accepted_ops"})
 _TIMES = frozenset({"reviewed_at", "updated_at"})
@@ -118,13 +122,13 @@ class TurnTables:
         d = self._d
         self._x(
             f"INSERT INTO turns (workspace_id, {_TURN_COLUMNS})"
-            " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
             (
                 self._ws, t.id, t.note_id, t.status, t.author_kind, t.author_id, t.author_key, t.token_id,
                 t.session_id, t.origin, t.idempotency_key, t.request_hash, t.base_frontier, t.proposal_update,
                 d.js(t.ops), d.js(t.source_block_ids), d.js(t.diffs), d.js(t.pending_blocks), d.js(t.pending_ops),
                 d.js(t.landed_blocks), d.js(t.accepted_ops), t.authority, d.ts(t.reviewed_at), t.reviewed_by,
-                d.ts(t.created_at), d.ts(t.updated_at),
+                d.ts(t.created_at), d.ts(t.updated_at), None if t.proposed_note is None else d.js(t.proposed_note),
             ),
         )
 
@@ -207,6 +211,7 @@ class TurnTables:
             diffs=d.js_out(r[15]), pending_blocks=d.js_out(r[16]), pending_ops=d.js_out(r[17]),
             landed_blocks=d.js_out(r[18]), accepted_ops=d.js_out(r[19]), authority=r[20],
             reviewed_at=d.ts_out(r[21]), reviewed_by=r[22], created_at=d.ts_out(r[23]), updated_at=d.ts_out(r[24]),
+            proposed_note=None if r[25] is None else d.js_out(r[25]),
         )
 
     # ------------------------------------------------------------------ sources

@@ -64,9 +64,10 @@ def review_page(review: TurnReview, csrf: str, *, message: str | None = None) ->
     turn = review.turn
     parts = [
         _message(message),
-        h('<p>Proposed by <strong>{who}</strong> for the note <strong>{title}</strong>. '
+        h('<p>Proposed by <strong>{who}</strong> {what} <strong>{title}</strong>. '
           'Status: <strong class="status">{status}</strong>{how}.</p>',
           who=review.author_name, title=review.note_title or "(untitled)",
+          what="as a new note," if turn.new_note is not None else "for the note",
           status=turn.status.replace("_", " "),
           how=h(" — {}", _HOW[turn.authority]) if turn.authority else Markup("")),
     ]
@@ -184,7 +185,8 @@ def _describe(op: dict) -> str:
 
 def activity_page(items: Sequence[ActivityItem], csrf: str, *, message: str | None = None) -> Markup:
     if not items:
-        table = h("<p>Nothing waiting: every turn an agent landed has been reviewed.</p>")
+        table = h('<p>Nothing landed unreviewed: every turn an agent landed on its own authority has been '
+                  'reviewed. Proposals waiting for your decision are in the <a href="/inbox">Inbox</a>.</p>')
     else:
         rows = join(h(
             '<tr><td>{who}</td><td><a href="/review/{id}">{note}</a></td><td>{blocks}</td><td>{how}</td>'

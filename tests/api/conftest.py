@@ -98,24 +98,26 @@ NAMED_TOKENS: dict[str, tuple[str, tuple[str, ...]]] = {
 }
 
 
-def start_server(tmp: Path, backend: str, database_url: str | None = None) -> Server:
+def start_server(tmp: Path, backend: str, database_url: str | None = None, *,
+                 limits: dict[str, float] | None = None) -> Server:
     data_dir = tmp / "data"
     password = secrets.token_urlsafe(12)
     args = ["init", "--data-dir", str(data_dir), "--owner-email", OWNER_EMAIL, "--json"]
     if database_url:
         args += ["--database-url", database_url]
     init = json.loads(run_fp(*args, env={"FASTPAD_OWNER_PASSWORD": password}).stdout)
-    base_url, process = serve(data_dir, tmp / "server.log")
+    base_url, process = serve(data_dir, tmp / "server.log", limits=limits)
     return Server(backend, base_url, data_dir, init["workspace_id"], OWNER_EMAIL, password, process)
 
 
-def serve(data_dir: Path, log: Path) -> tuple[str, subprocess.Popen]:
-    """``fp serve`` on an initialised data directory, on a free port, once healthy: (base URL, process)."""
+def serve(data_dir: Path, log: Path, *, limits: dict[str, float] | None = None) -> tuple[str, subprocess.Popen]:
+    """``fp serve`` on an initialised data directory, on a free port, once healthy: (base URL, process).
+    ``limits`` overrides some of TEST_LIMITS (``fastpad.api.limits.Limits`` field names)."""
     port = free_port()
     base_url = f"http://127.0.0.1:{port}"
     process = subprocess.Popen(
         [FP, "serve", "--data-dir", str(data_dir), "--port", str(port), "--log-level", "warning",
-         "--limits-json", json.dumps(TEST_LIMITS)],
+         "--limits-json", json.dumps({**TEST_LIMITS, **(limits or {})})],
         stdout=log.open("a"), stderr=subprocess.STDOUT,
     )
     try:
@@ -147,4 +149,15 @@ def server(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFact
 @pytest.fixture(scope="session")
 def owner(server: Server) -> httpx.Client:
     with server.client(server.token("owner")) as client:
+        yield client
+
+
+@pytest.fixture(scope="module")
+def signed_in(server: Server) -> Iterator[httpx.Client]:
+    """A browser session over HTTP (the session cookie and its CSRF token): what a signed-in
+    person's app sends, and the one credential for what no token may do."""
+    with server.client() as client:
+        answer = client.post("/v1/session", json={"email": server.owner_email, "password": server.owner_password})
+        assert answer.status_code == 201, answer.text
+        client.headers["x-csrf-token"] = answer.json()["csrf_token"]
         yield client

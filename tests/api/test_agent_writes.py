@@ -33,18 +33,22 @@ def a_save(owner: httpx.Client, note_id: str, text: str) -> dict:
     return {"ops": base64.b64encode(note.export_updates(frontier)).decode(), "expectedFrontier": frontier}
 
 
-def test_an_agent_without_auto_apply_cannot_create_rename_or_edit_prose(server: Server, owner: httpx.Client) -> None:
+def test_an_agents_new_note_is_a_proposal_and_it_cannot_rename_or_edit_prose(
+        server: Server, owner: httpx.Client, browser: httpx.Client) -> None:  # noqa: F811
     with agent_client(server, "--label", "tests: rest writer") as agent:
         before = {n["id"] for n in owner.get("/v1/notes", params={"limit": 200}).json()["items"]}
-        refused = assert_problem(agent.post("/v1/notes", json={"title": "By the agent", "markdown": "Hello."}),
-                                 403, "policy-denied", server.base_url)
-        assert refused["reason"] == "agents_propose" and refused["next"] == "POST /v1/notes/{id}/proposals"
-        markdown = agent.post("/v1/notes", content=b"# Hi\n\nBy the agent.\n",
+        proposed = agent.post("/v1/notes", json={"title": "By the agent", "markdown": "Hello."})
+        assert proposed.status_code == 202, proposed.text
+        turn = proposed.json()
+        assert proposed.headers["location"] == f"/v1/turns/{turn['id']}"
+        assert (turn["status"], turn["new_note"]["title"], turn["authority"]) == ("pending", "By the agent", None)
+        markdown = agent.post("/v1/notes", content=b"---\ntitle: Hi\n---\n\nBy the agent.\n",
                               headers={"content-type": "text/markdown"})
-        assert_problem(markdown, 403, "policy-denied", server.base_url)
+        assert markdown.status_code == 202 and markdown.json()["new_note"]["title"] == "Hi"
         batch = agent.post("/v1/notes:batch", json={"items": [{"title": "One"}, {"title": "Two"}]}).json()
-        assert batch["created"] == 0 and [r["problem"]["status"] for r in batch["results"]] == [403, 403]
+        assert (batch["created"], batch["proposed"], batch["refused"]) == (0, 2, 0)
         assert {n["id"] for n in owner.get("/v1/notes", params={"limit": 200}).json()["items"]} == before
+        assert assert_problem(owner.get(f"/v1/notes/{turn['note_id']}"), 404, "not-found", server.base_url)
 
         note = new_note(owner, "The person's words.")
         renamed = assert_problem(agent.post(f"/v1/notes/{note}/rename", json={"title": "Agent's title"}),
@@ -55,6 +59,18 @@ def test_an_agent_without_auto_apply_cannot_create_rename_or_edit_prose(server: 
         assert edited["next"] == f"POST /v1/notes/{note}/proposals"
         assert owner.get(f"/v1/notes/{note}").json()["title"] == "Trip"
         assert note_blocks(owner, note) == [("The person's words.", "human_typed", "human_accepted")]
+
+    # The person finds it waiting, reads it on the review page, and accepts it: now the note exists.
+    waiting = owner.get("/v1/turns", params={"status": "waiting"}).json()["items"]
+    assert turn["id"] in {t["id"] for t in waiting}
+    page = browser.get(f"/review/{turn['id']}")
+    assert page.status_code == 200 and "as a new note, <strong>By the agent</strong>" in page.text
+    assert "Hello." in page.text
+    accepted = browser.post(f"/review/{turn['id']}/accept", data={"csrf_token": csrf_of(page)})
+    assert accepted.status_code == 303, accepted.text
+    created = owner.get(f"/v1/notes/{turn['note_id']}").json()
+    assert created["title"] == "By the agent"
+    assert note_blocks(owner, turn["note_id"]) == [("Hello.", "agent_written", "human_accepted")]
 
 
 def test_an_auto_apply_agents_note_lands_unreviewed_on_agent_activity_and_reverts_to_the_trash(

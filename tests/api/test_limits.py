@@ -78,6 +78,22 @@ def test_arrays_over_10000_and_requests_over_50000_values_are_422(owner, server)
     assert assert_problem(ops, 422, "validation-failed", server.base_url)["field_errors"][0]["code"] == "max_items"
 
 
+def test_text_no_backend_can_store_is_422_wherever_the_json_carries_it(owner, server):
+    # U+0000 (PostgreSQL refuses it in text and jsonb) and a lone surrogate (not UTF-8) were 500s.
+    note_id = owner.post("/v1/notes", json={"title": "clean"}).json()["id"]
+    for method, path, payload in [
+        ("POST", "/v1/notes", b'{"title": "t", "properties": {"k": "a\\u0000b"}}'),
+        ("POST", "/v1/notes", b'{"title": "t", "blocks": [{"text": "\\ud800"}]}'),
+        ("POST", "/v1/links", b'{"source_note_id": "%s", "type": "cites", "target_title": "a\\u0000b"}' % note_id.encode()),
+        ("POST", "/v1/session", b'{"email": "a\\u0000@example.com", "password": "x"}'),
+    ]:
+        response = owner.request(method, path, content=payload, headers={"content-type": "application/json"})
+        body = assert_problem(response, 422, "validation-failed", server.base_url)
+        assert [fe["code"] for fe in body["field_errors"]] == ["invalid_text"], (path, body)
+    # A lookup by a name no topic can have finds nothing, rather than failing in PostgreSQL.
+    assert_problem(owner.get("/v1/memory/a%00b"), 404, "not-found", server.base_url)
+
+
 def test_field_errors_are_capped_at_50_with_a_count_of_the_rest(owner, server):
     blocks = [{"type": "no-such-type"} for _ in range(70)]
     body = assert_problem(owner.post("/v1/notes", json={"blocks": blocks}), 422, "validation-failed", server.base_url)

@@ -28,16 +28,6 @@ def bot(server) -> httpx.Client:
         yield client
 
 
-@pytest.fixture(scope="module")
-def signed_in(server) -> httpx.Client:
-    """A browser session: the only credential that may promote an edge."""
-    with server.client() as client:
-        answer = client.post("/v1/session", json={"email": server.owner_email, "password": server.owner_password})
-        assert answer.status_code == 201, answer.text
-        client.headers["x-csrf-token"] = answer.json()["csrf_token"]
-        yield client
-
-
 def unique(title: str) -> str:
     return f"{title} {secrets.token_hex(3)}"
 

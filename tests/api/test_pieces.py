@@ -28,6 +28,16 @@ def test_shape_counts_arrays_and_values():
     assert [fe.code for fe in info.value.field_errors] == ["max_values"]
 
 
+def test_shape_names_text_no_backend_can_store():
+    check_shape({"title": "ünïcode ✓", "k": ["fine"]}, max_array_items=10, max_values=100)
+    with pytest.raises(ValidationFailed) as info:
+        check_shape({"a": "x\x00", "b": ["\ud800"], "c\x00": 1}, max_array_items=10, max_values=100)
+    assert [(fe.field, fe.code) for fe in info.value.field_errors] == [
+        ("a", "invalid_text"), ("b[0]", "invalid_text"), ("c\\u0000", "invalid_text")]
+    # Every field name can be rendered: a problem document is UTF-8.
+    json.dumps([fe.as_dict() for fe in info.value.field_errors], ensure_ascii=False).encode("utf-8")
+
+
 def test_strong_etag_and_if_none_match():
     tag = strong_etag(b"doc")
     assert tag.startswith('"') and not tag.startswith("W/")

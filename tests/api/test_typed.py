@@ -46,6 +46,7 @@ KIND_CASES = [
     ("date", "14/01/2025", "date"), ("datetime", "2025-01-14T09:00:00", "datetime"), ("checkbox", 1, "type"),
     ("select", "maybe", "option"), ("multi_select", ["red", "plaid"], "option"), ("person", "nobody", "ulid"),
     ("relation", "01ARZ3NDEKTSV4RRFFQ69G5FAV", "note"), ("file", "", "required"),
+    ("file", "/v1/attachments/01ARZ3NDEKTSV4RRFFQ69G5FAV", "attachment"),
 ]
 
 
@@ -57,18 +58,29 @@ def thing(schemer: httpx.Client) -> tuple[str, str]:
     name = _name("Thing")
     _define(schemer, name, properties=[
         {"name": kind, "kind": kind, **({"options": ["red", "blue"]} if "select" in kind else {}),
-         **({"target": target} if kind == "relation" else {})} for kind, _, _ in KIND_CASES])
+         **({"target": target} if kind == "relation" else {})} for kind in dict.fromkeys(k for k, _, _ in KIND_CASES)])
     note = _note(schemer, "thing")
     assert schemer.patch(f"/v1/notes/{note}/types", json={"add": [name]}).status_code == 200
     return name, note
 
 
-@pytest.mark.parametrize("kind,value,code", KIND_CASES, ids=[c[0] for c in KIND_CASES])
+@pytest.mark.parametrize("kind,value,code", KIND_CASES, ids=[f"{c[0]}-{c[2]}" for c in KIND_CASES])
 def test_a_bad_value_is_a_problem_document_naming_the_field(server, schemer, thing, kind, value, code):
     name, note = thing
     response = schemer.patch(f"/v1/notes/{note}/types", json={"properties": {f"{name}.{kind}": value}})
     body = assert_problem(response, 422, "validation-failed", server.base_url)
     assert [(fe["field"], fe["code"]) for fe in body["field_errors"]] == [(f"properties.{name}.{kind}", code)]
+
+
+def test_a_file_property_holds_an_uploaded_attachment(schemer, thing):
+    name, note = thing
+    png = b"\x89PNG\r\n\x1a\n" + b"typed file property"
+    uploaded = schemer.post("/v1/attachments", params={"name": "cover.png"}, content=png,
+                            headers={"content-type": "image/png"}).json()
+    response = schemer.patch(f"/v1/notes/{note}/types", json={"properties": {f"{name}.file": uploaded["url"]}})
+    assert response.status_code == 200, response.text
+    assert response.json()["properties"][f"{name}.file"] == uploaded["url"]
+    assert schemer.get(uploaded["url"]).content == png
 
 
 def test_types_and_properties_show_in_the_frontmatter_and_round_trip(schemer):

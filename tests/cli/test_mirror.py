@@ -112,6 +112,24 @@ def test_a_new_file_becomes_a_note_and_gets_its_canonical_name(fp, cli_server, p
     assert path.read_text() == _server_markdown(cli_server, person["FASTPAD_TOKEN"], created["note_id"])
 
 
+def test_an_agents_new_file_becomes_a_proposal_not_a_note(fp, cli_server, tmp_path):
+    agent = {"FASTPAD_URL": cli_server.base_url,
+             "FASTPAD_TOKEN": cli_server.mint("notes:read,notes:write,export", "--label", "tests: cli agent")}
+    mirror = tmp_path / "notes"
+    fp.json("pull", str(mirror), env=agent)
+    (mirror / "draft.md").write_text("---\ntitle: The agent's draft\n---\n\nSuggested by a bot.\n")
+    pushed = fp.json("push", str(mirror), env=agent)
+    assert pushed["pushed"] == [] and [p["file"] for p in pushed["proposed"]] == ["draft.md"]
+    [proposal] = pushed["proposed"]
+    assert proposal["review_url"].endswith(f"/review/{proposal['turn_id']}")
+    assert (mirror / "draft.md").exists()  # nothing came back to write: the note exists once a person accepts it
+    owner = cli_server.person_token()
+    with cli_server.client(owner) as client:
+        turn = client.get(f"/v1/turns/{proposal['turn_id']}").json()
+        assert (turn["status"], turn["new_note"]["title"]) == ("pending", "The agent's draft")
+        assert client.get(f"/v1/notes/{turn['note_id']}").status_code == 404
+
+
 def test_a_copied_file_becomes_a_note_of_its_own_ids_and_the_push_says_which_it_gave(fp, cli_server, person,
                                                                                       tmp_path):
     note = _create(cli_server, person["FASTPAD_TOKEN"], PLAN)

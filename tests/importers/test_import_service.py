@@ -11,6 +11,7 @@ import pytest
 
 from fastpad.errors import InsufficientScope, OutOfScope, ValidationFailed
 from fastpad.importers.service import ImportService, ImportView
+from fastpad.knowledge.attachments import AttachmentService
 from fastpad.knowledge.graph import GraphService
 from fastpad.knowledge.types import TypeService
 from fastpad.security.scopes import NOTES_READ, NOTES_WRITE
@@ -94,7 +95,7 @@ def test_vault_notes_are_untrusted_searchable_and_linked_by_obsidians_rules(svc,
     assert {e.target_title for e in graph.links(ws.owner, board.id).outgoing} == {"Home", "Plan", "Gone/Missing.md"}
     with svc.store.read(ws.id) as tx:
         assert {hit.note_id for hit in lexical(tx, "Ship")} == {plan.id}
-    assert imports.attachment(ws.owner, attachment.rsplit("/", 1)[-1]).content.startswith(b"\x89PNG")
+    assert AttachmentService(svc.store).get(ws.owner, attachment.rsplit("/", 1)[-1]).content.startswith(b"\x89PNG")
 
 
 def test_a_retry_reuses_every_id_and_creates_nothing_twice(svc, ws, imports, tmp_path) -> None:

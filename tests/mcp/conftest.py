@@ -140,7 +140,7 @@ class Agent:
         return found["notes"][0]
 
 
-def _start(tmp: Path, backend: str, database_url: str | None) -> McpServer:
+def start_mcp_server(tmp: Path, backend: str, database_url: str | None) -> McpServer:
     """``fp init`` + ``fp serve``, with dense search off: the MCP layer does not care how search ranks,
     results stay deterministic, and no embedding batch holds up the server's shutdown."""
     data_dir = tmp / "data"
@@ -157,20 +157,23 @@ def _start(tmp: Path, backend: str, database_url: str | None) -> McpServer:
     return server
 
 
-@pytest.fixture(scope="session")
-def sqlite_mcp(tmp_path_factory: pytest.TempPathFactory) -> Iterator[McpServer]:
-    server = _start(tmp_path_factory.mktemp("mcp-sqlite"), "sqlite", None)
-    yield server
+def stop_mcp_server(server: McpServer) -> None:
     server.deployment.close()
     stop(server.process)
+
+
+@pytest.fixture(scope="session")
+def sqlite_mcp(tmp_path_factory: pytest.TempPathFactory) -> Iterator[McpServer]:
+    server = start_mcp_server(tmp_path_factory.mktemp("mcp-sqlite"), "sqlite", None)
+    yield server
+    stop_mcp_server(server)
 
 
 @pytest.fixture(scope="session")
 def postgres_mcp(tmp_path_factory: pytest.TempPathFactory, pg_cluster: Any) -> Iterator[McpServer]:
-    server = _start(tmp_path_factory.mktemp("mcp-postgres"), "postgres", pg_cluster.blank_database())
+    server = start_mcp_server(tmp_path_factory.mktemp("mcp-postgres"), "postgres", pg_cluster.blank_database())
     yield server
-    server.deployment.close()
-    stop(server.process)
+    stop_mcp_server(server)
 
 
 @pytest.fixture(params=["sqlite", "postgres"])

@@ -59,8 +59,15 @@ def test_not_found_and_validation_failed(mcp: McpServer) -> None:
                                       ops=[{"op": "explode"}])
             assert ops["field_errors"][0]["field"].startswith("ops[0]")
             bare = await agent.problem("fastpad_propose", "validation-failed", session=agent.session)
-            missing = sorted((fe["field"], fe["code"]) for fe in bare["field_errors"])
-            assert missing == [(name, "required") for name in ("expected_frontier", "idempotency_key", "note_id", "ops")]
+            assert [(fe["field"], fe["code"]) for fe in bare["field_errors"]] == [("idempotency_key", "required")]
+            # An edit names its note, ops and frontier; a new note is proposed with new_note instead.
+            keyed = await agent.problem("fastpad_propose", "validation-failed", session=agent.session,
+                                        idempotency_key="k")
+            missing = sorted((fe["field"], fe["code"]) for fe in keyed["field_errors"])
+            assert missing == [(name, "required") for name in ("expected_frontier", "note_id", "ops")]
+            both = await agent.problem("fastpad_propose", "validation-failed", session=agent.session,
+                                       idempotency_key="k", note_id=new_id(), new_note={"title": "T"})
+            assert [(fe["field"], fe["code"]) for fe in both["field_errors"]] == [("note_id", "exclusive")]
             extras = await agent.problem("fastpad_search", "validation-failed", session=agent.session, query="x",
                                          surprise=1, other=2)
             assert sorted(fe["field"] for fe in extras["field_errors"]) == ["other", "surprise"]

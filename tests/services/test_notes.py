@@ -7,6 +7,7 @@ import pytest
 from fastpad.errors import (
     Conflict,
     InsufficientScope,
+    NotFound,
     OutOfScope,
     PolicyDenied,
     StaleFrontier,
@@ -16,6 +17,7 @@ from fastpad.notes import Block, NoteDocument, UpdateLimits, is_ulid, parse_mark
 from fastpad.knowledge.notes import NoteService
 from fastpad.review.effects import KnowledgeEffects
 from fastpad.review.service import ReviewService
+from fastpad.review.turns import Turn
 from tests.helpers_store import REVIEW_SECRET, agent_propose, client_copy, edit_ops, feed_rows, lexical
 
 MARKDOWN = """---
@@ -77,23 +79,38 @@ def test_create_validates_its_input(svc, ws) -> None:
         assert tx.list_notes() == []
 
 
-def test_only_an_auto_apply_agent_creates_notes_and_they_are_unreviewed_on_agent_activity(svc, ws) -> None:
+def test_an_agents_new_note_is_a_proposal_and_under_auto_apply_lands_unreviewed_on_agent_activity(svc, ws) -> None:
     review = ReviewService(svc.store, REVIEW_SECRET, svc.notes, clock=svc.clock,
                            effects=KnowledgeEffects(notes=svc.notes))
     scopes = ["notes:read", "notes:write"]
     plain = svc.tokens.authenticate(svc.tokens.create(ws.id, scopes=scopes)[0])
-    with pytest.raises(PolicyDenied) as refused:
-        svc.notes.create(plain, blocks=[Block(None, "paragraph", "from a bot")])
-    assert refused.value.extra["reason"] == "agents_propose"
+    before = svc.notes.list(ws.owner).items
+    proposed = svc.notes.create(plain, title="From a bot", blocks=[Block(None, "paragraph", "from a bot")])
+    assert isinstance(proposed, Turn) and proposed.status == "pending" and proposed.authority is None
+    assert proposed.new_note is not None and proposed.new_note["title"] == "From a bot"
+    assert svc.notes.list(ws.owner).items == before  # nothing exists until a person accepts it
+    [waiting] = review.list(ws.owner, status="waiting").items
+    assert waiting.id == proposed.id and review.review(ws.owner, proposed.id).note_title == "From a bot"
+    decision = review.accept(ws.owner, proposed.id)
+    note = svc.notes.get(ws.owner, proposed.note_id)
+    assert (note.title, [b["text"] for b in note.blocks]) == ("From a bot", ["from a bot"])
+    assert (note.blocks[0]["origin"], note.blocks[0]["review_state"]) == ("agent_written", "human_accepted")
+    assert decision.turn.status == "accepted" and decision.frontier == note.frontier
+    # A rejected one leaves no note behind.
+    rejected = svc.notes.create(plain, markdown="# Unwanted\n\nNo thanks.\n")
+    assert review.reject(ws.owner, rejected.id).status == "rejected"
+    with pytest.raises(NotFound):
+        svc.notes.get(ws.owner, rejected.note_id)
+
     auto = svc.tokens.authenticate(svc.tokens.create(ws.id, scopes=scopes, auto_apply=True)[0])
     view = svc.notes.create(auto, blocks=[Block(None, "paragraph", "from a bot")])
     assert (view.blocks[0]["origin"], view.blocks[0]["review_state"]) == ("agent_written", "unreviewed")
     [listed] = review.activity(ws.owner)
     assert (listed.turn.note_id, listed.turn.authority, listed.blocks) == (view.id, "auto_apply", 1)
-    # Even a note without blocks is a turn on Agent activity, and reverting it takes the note back.
+    # A title alone is a note too (one empty paragraph to accept), and reverting it takes the note back.
     empty = svc.notes.create(auto, title="Just a title")
     [listed] = [item for item in review.activity(ws.owner) if item.turn.note_id == empty.id]
-    assert listed.blocks == 0
+    assert [b["text"] for b in empty.blocks] == [""]
     assert review.revert(ws.owner, listed.turn.id).undone == (("note", empty.id, "trashed"),)
     assert svc.notes.get(ws.owner, empty.id).trashed
     # Captures and imports carry inbound text rather than the agent's words: still created directly.

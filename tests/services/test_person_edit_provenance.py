@@ -135,3 +135,22 @@ def test_a_captured_block_stays_untrusted_through_a_persons_correction(svc, ws) 
     assert _provenance(svc, ws, note_id, block_id) == ("inbound_untrusted", "unreviewed")
     _save(svc, ws, note_id, _splice(block_id, "deposit", "deposit today"))
     assert _provenance(svc, ws, note_id, block_id) == ("inbound_untrusted", "unreviewed")
+
+
+def test_splitting_or_copying_an_agents_block_keeps_both_parts_the_agents(svc, ws, agent_block) -> None:
+    """Enter in the middle of an agent's paragraph, or a copy of it pasted as a new block: the
+    new block is new to the note but not the person's words, so it keeps the agent's marks."""
+    note_id, block_id = agent_block
+    split_at = AGENT_TEXT.index("book")
+    _save(svc, ws, note_id, lambda doc: doc.split(block_id, split_at))
+    head, tail = _block(svc, ws, note_id, 1), _block(svc, ws, note_id, 2)
+    assert (head["id"], head["text"]) == (block_id, AGENT_TEXT[:split_at])
+    assert (tail["text"], tail["origin"], tail["review_state"]) == (AGENT_TEXT[split_at:], *AGENTS)
+    # A short tail (one word) is still the agent's; an empty new paragraph is the person's.
+    _save(svc, ws, note_id, lambda doc: doc.split(tail["id"], len(tail["text"]) - len("month.")))
+    word = _block(svc, ws, note_id, 3)
+    assert (word["text"], word["origin"]) == ("month.", "agent_written")
+    _save(svc, ws, note_id, lambda doc: doc.insert_after(word["id"], Block(None, "paragraph", "")))
+    assert _block(svc, ws, note_id, 4)["origin"] == "human_typed"
+    _save(svc, ws, note_id, lambda doc: doc.insert_after(None, Block(None, "paragraph", AGENT_TEXT[:40])))
+    assert (_block(svc, ws, note_id, 0)["origin"], _block(svc, ws, note_id, 0)["review_state"]) == AGENTS

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from fastpad.errors import Conflict, InsufficientScope, NotFound, ValidationFailed
+from fastpad.errors import Conflict, InsufficientScope, NotFound, OutOfScope, ValidationFailed
 from fastpad.notes import NoteMeta, new_id, parse_markdown
 from tests.helpers_store import edit_ops
 from tests.services.typed_helpers import Typed, agent
@@ -123,6 +123,12 @@ def test_defining_types_needs_schema_write_but_agents_set_properties_directly(sv
     reader = agent(svc, ws.id, "notes:read")
     with pytest.raises(InsufficientScope):
         typed.notes.apply(reader, note.id, properties={"Person.email": "c@d.example"})
+    # Types are every note's: a credential limited to some notes cannot define or change them.
+    scoped = agent(svc, ws.id, "notes:read", "schema:write", note_ids=[note.id])
+    with pytest.raises(OutOfScope):
+        typed.types.define(scoped, name="Widened")
+    with pytest.raises(OutOfScope):
+        typed.types.update(scoped, "Person", properties=[])
 
 
 KIND_CASES = [

@@ -277,6 +277,7 @@ def exercise_imports(svc, ws, tmp_path) -> None:
     """An import run here (ids, titles, attachments, a Notion type, the ledger), a retry, and an upload
     from announcement to the background run, its status, ledger pages and a cancel."""
     from fastpad.importers.service import ImportService
+    from fastpad.knowledge.attachments import AttachmentService
     from fastpad.knowledge.types import TypeService
     from tests.importers.fixtures import NOTION, OBSIDIAN, write_tree, zip_tree
 
@@ -290,7 +291,7 @@ def exercise_imports(svc, ws, tmp_path) -> None:
     imports.ledger(ws.owner, done.id, cursor=page.next_cursor)
     attachment = next(r for r in page.items + imports.ledger(ws.owner, done.id, limit=100).items
                       if r.status == "stored").detail.rsplit("/", 1)[-1]
-    imports.attachment(ws.owner, attachment)
+    AttachmentService(svc.store).get(ws.owner, attachment)
     data = zip_tree(tmp_path / "up.zip", {"a.md": "uploaded"}).read_bytes()
     upload = imports.begin_upload(ws.owner, size=len(data), label="up.zip")
     imports.append(ws.owner, upload.id, offset=0, data=data[:10])

@@ -5,14 +5,17 @@ from __future__ import annotations
 
 from typing import Annotated, Any, Callable
 
-from fastapi import Depends, Request
+from fastapi import Depends, Path, Request
 from pydantic import BaseModel
 from starlette.responses import JSONResponse, Response
 
 from fastpad.api.auth import Caller, authenticate
 from fastpad.api.idempotency import key_from, request_hash
+from fastpad.api.schemas import Ulid
 from fastpad.api.shape import check_shape
 from fastpad.errors import FieldError, NotFound, ValidationFailed
+
+NoteId = Annotated[Ulid, Path(description="the note's ULID")]
 
 JSON = "application/json"
 MARKDOWN = "text/markdown"

@@ -17,9 +17,9 @@ import hashlib
 import threading
 from pathlib import Path as FilePath
 from typing import Annotated, Any, Literal
-from urllib.parse import quote
 
 from fastapi import APIRouter, Path, Query, Request
+from fastapi.concurrency import run_in_threadpool
 from pydantic import BaseModel, Field, ValidationError
 from starlette.responses import Response
 
@@ -247,19 +247,35 @@ async def cancel_import(request: Request, import_id: ImportId, caller: Authentic
                          fingerprint_body={}, execute=cancel)
 
 
-@router.get(
-    "/attachments/{attachment_id}",
-    summary="An attachment an import stored (an image or a PDF)",
-    responses={200: {"content": {"image/*": {}, "application/pdf": {}}}, **problems(_404="not-found")},
-)
-def get_attachment(request: Request, attachment_id: Annotated[Ulid, Path()], caller: Authenticated) -> Response:
-    if caller.elsewhere:
-        raise nowhere()
-    row = imports_service(request).attachment(caller.principal, attachment_id)
-    return Response(row.content, media_type=row.media_type, headers={
-        "content-disposition": f"inline; filename*=UTF-8''{quote(row.name, safe='')}",
-        "x-content-type-options": "nosniff", "content-security-policy": "default-src 'none'; sandbox",
-        "cache-control": "private, max-age=31536000, immutable",
-    })
+class VerifyIn(BaseModel):
+    folder: str | None = Field(default=None, max_length=1000,
+                               description="only the notes under this folder of the archive (default: all of them)")
 
 
+class VerificationOut(BaseModel):
+    import_id: str
+    folder: str | None
+    notes: int = Field(description="the import's notes (in the folder) that still exist")
+    blocks: int = Field(description="blocks whose review state this changed")
+    asserted_links: int = Field(description="the notes' text links that are asserted afterwards")
+
+
+def _verification(action: str, summary: str) -> None:
+    async def endpoint(request: Request, import_id: ImportId, caller: Authenticated,
+                       body: VerifyIn | None = None) -> Response:
+        if caller.elsewhere:
+            raise nowhere()
+        verification = request.app.state.deployment.import_verification
+        done = await run_in_threadpool(getattr(verification, action), caller.principal, import_id,
+                                       folder=body.folder if body else None)
+        return json_response(done.as_dict())
+
+    router.add_api_route(f"/imports/{{import_id}}/{action}", endpoint, methods=["POST"], summary=summary,
+                         response_model=VerificationOut, name=f"{action}_import",
+                         responses=problems(_403="policy-denied: a signed-in person only; no token can",
+                                            _404="not-found", _409="conflict: the import is still running"))
+
+
+_verification("verify", "Verify an import as yours (a signed-in person only): its blocks become reviewed, "
+                        "its wikilinks asserted, so agents see it at the reviewed floor")
+_verification("unverify", "Take a verification back: the import's confirmed blocks are unreviewed again")

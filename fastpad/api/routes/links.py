@@ -12,13 +12,12 @@ from starlette.responses import Response
 
 from fastpad.api.idempotency import key_from
 from fastpad.api.openapi import problems
-from fastpad.api.routes.common import Authenticated, ShapeChecked, json_response, mutate, nowhere
+from fastpad.api.routes.common import Authenticated, NoteId, ShapeChecked, json_response, mutate, nowhere
 from fastpad.api.schemas import IdempotencyKey, NoteOut, Ulid
 from fastpad.knowledge.graph import DEFAULT_LIMIT, MAX_LIMIT, GraphService
 
 router = APIRouter(prefix="/v1", tags=["links"])
 
-NoteId = Annotated[Ulid, Path(description="the note's ULID")]
 LinkId = Annotated[Ulid, Path(description="the edge's ULID")]
 EdgeTypes = Annotated[list[str] | None, Query(alias="type", max_length=20,
                                                 description="only these edge types (repeat the parameter)")]

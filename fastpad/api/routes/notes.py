@@ -7,16 +7,17 @@ import binascii
 import json
 from typing import Annotated, Any
 
-from fastapi import APIRouter, Path, Query, Request
+from fastapi import APIRouter, Query, Request
 from pydantic import ValidationError
 from starlette.responses import Response
 
 from fastpad.api.idempotency import key_from
 from fastpad.api.negotiation import choose
 from fastpad.api.routes.common import (
+    Authenticated,
     JSON,
     MARKDOWN,
-    Authenticated,
+    NoteId,
     ShapeChecked,
     invalid_json,
     json_response,
@@ -35,15 +36,14 @@ from fastpad.api.schemas import (
     NotePageOut,
     OpsIn,
     OpsOut,
-    Ulid,
 )
 from fastpad.api.shape import check_shape
 from fastpad.errors import FastpadError, FieldError, ValidationFailed
 from fastpad.notes import Block
+from fastpad.review.turns import Turn
 
 router = APIRouter(prefix="/v1/notes", tags=["notes"])
 
-NoteId = Annotated[Ulid, Path(description="the note's ULID")]
 _CREATE_BODY = {
     "requestBody": {
         "required": True,
@@ -64,10 +64,12 @@ _CREATE_BODY = {
     response_model=NoteCreatedOut,
     summary="Create a note from JSON, or from a Markdown body (Content-Type: text/markdown)",
     openapi_extra=_CREATE_BODY,
-    responses=problems(_403="policy-denied: an agent's token without auto-apply proposes instead (with it, the "
-                            "note lands unreviewed and is listed on Agent activity)",
-                       _409="idempotency-conflict: the key was used with another body",
-                       _415="unsupported-media-type: neither JSON nor Markdown"),
+    responses={202: {"description": "An agent's new note, as a proposal (a turn) waiting for a person's review; "
+                                    "Location names the turn. A token with auto-apply gets 201: the note landed "
+                                    "unreviewed and is listed on Agent activity"},
+               **problems(_403="insufficient-scope: an agent's new note is a proposal and needs notes:propose",
+                          _409="idempotency-conflict: the key was used with another body",
+                          _415="unsupported-media-type: neither JSON nor Markdown")},
 )
 async def create_note(request: Request, caller: Authenticated) -> Response:
     notes = request.app.state.deployment.notes
@@ -106,8 +108,10 @@ async def create_note(request: Request, caller: Authenticated) -> Response:
         )
 
     def execute() -> Response:
-        view = notes.create(caller.principal, **kwargs)
-        payload = view.as_dict()
+        outcome = notes.create(caller.principal, **kwargs)
+        if isinstance(outcome, Turn):  # an agent's note waits for a person's review
+            return json_response(outcome.as_dict(), 202, {"location": f"/v1/turns/{outcome.id}"})
+        payload = outcome.as_dict()
         return json_response(payload, 201, {"location": f"/v1/notes/{payload['id']}"})
 
     return await mutate(request, caller, key=key, fingerprint_body=fingerprint, execute=execute)
@@ -137,10 +141,14 @@ async def create_notes(request: Request, caller: Authenticated, body: NoteBatchI
             outcome = item if isinstance(item, FastpadError) else next(created)
             if isinstance(outcome, FastpadError):
                 results.append({"index": index, "ok": False, "problem": problem_body(outcome, base_url)})
+            elif isinstance(outcome, Turn):
+                results.append({"index": index, "ok": True, "turn": outcome.as_dict()})
             else:
                 results.append({"index": index, "ok": True, "note": outcome.as_dict()})
-        created_count = sum(1 for r in results if r["ok"])
-        return json_response({"created": created_count, "refused": len(results) - created_count, "results": results})
+        created_count = sum(1 for r in results if "note" in r)
+        proposed_count = sum(1 for r in results if "turn" in r)
+        return json_response({"created": created_count, "proposed": proposed_count,
+                              "refused": len(results) - created_count - proposed_count, "results": results})
 
     fingerprint = body.model_dump(exclude={"idempotencyKey"})
     return await mutate(request, caller, key=key_from(request, body.idempotencyKey), fingerprint_body=fingerprint,

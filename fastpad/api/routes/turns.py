@@ -19,7 +19,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from starlette.responses import Response
 
 from fastpad.api.auth import Caller, authenticate
-from fastpad.api.routes.common import FLOOR_PARAMETER, json_response, mutate_with, nowhere
+from fastpad.api.routes.common import FLOOR_PARAMETER, NoteId, json_response, mutate_with, nowhere
 from fastpad.api.idempotency import REPLAYED_HEADER
 from fastpad.api.openapi import problems
 from fastpad.api.problems import field_errors_from_validation
@@ -34,7 +34,6 @@ router = APIRouter(tags=["turns"])
 SESSION_HEADER = "x-fastpad-session"
 Authenticated = Annotated[Caller, Depends(authenticate)]
 TurnId = Annotated[Ulid, Path(description="the turn's ULID")]
-NoteId = Annotated[Ulid, Path(description="the note's ULID")]
 AgentSession = Annotated[str, Header(alias=SESSION_HEADER, max_length=96,
                                      description="the session from POST /v1/agent-sessions")]
 

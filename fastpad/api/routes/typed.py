@@ -20,7 +20,7 @@ from starlette.responses import Response
 
 from fastpad.api.idempotency import key_from
 from fastpad.api.openapi import problems
-from fastpad.api.routes.common import Authenticated, ShapeChecked, json_response, mutate, mutate_with, nowhere
+from fastpad.api.routes.common import Authenticated, NoteId, ShapeChecked, json_response, mutate, mutate_with, nowhere
 from fastpad.api.schemas import IdempotencyKey, Ulid
 from fastpad.knowledge.query import DEFAULT_LIMIT, MAX_LIMIT
 from fastpad.knowledge.schema import KINDS
@@ -28,7 +28,6 @@ from fastpad.knowledge.typed_notes import MAX_BULK
 
 router = APIRouter(prefix="/v1", tags=["types and collections"])
 
-NoteId = Annotated[Ulid, Path(description="the note's ULID")]
 CollectionId = Annotated[Ulid, Path(description="the collection's ULID")]
 TypeName = Annotated[str, Path(max_length=64, description="the type's name, e.g. Person")]
 

@@ -69,7 +69,8 @@ def push(directory: Path) -> int:
         mirror.save(api.base_url)
     if outcome.failed and not outcome.pushed and not outcome.spooled:
         raise outcome.failed[0][1]  # nothing was sent: the refusal is the answer (a problem on stderr)
-    result = {"pushed": outcome.pushed, "stale": outcome.stale, "unanswered": outcome.spooled,
+    result = {"pushed": outcome.pushed, "proposed": outcome.proposed, "stale": outcome.stale,
+              "unanswered": outcome.spooled,
               "failed": [{"file": f, "error": e.slug, "detail": str(e)} for f, e in outcome.failed]}
     out.result(result, lambda r: _show_outcome(out, r))
     if outcome.failed:
@@ -124,9 +125,11 @@ def _show_outcome(out: Output, result: dict[str, Any]) -> None:
         out.text(f"{'created' if item['kind'] == 'create' else 'pushed'}  {item['file']}")
         if item.get("reassigned_block_ids"):
             out.text(f"  {len(item['reassigned_block_ids'])} anchor(s) belonged to another note and got new ids")
+    for item in result["proposed"]:
+        out.text(f"proposed  {item['file']}: a person reviews it at {item['review_url']}; fp pull once accepted")
     for name in result["unanswered"]:
         out.text(f"unanswered  {name} (kept; the next push sends it again)")
     for failure in result["failed"]:
         out.text(f"not pushed  {failure['file']}: {failure['error']}: {failure['detail']}")
-    if not any(result[k] for k in ("pushed", "unanswered", "failed")):
+    if not any(result[k] for k in ("pushed", "proposed", "unanswered", "failed")):
         out.text("Nothing to push.")

@@ -140,6 +140,8 @@ class PushOutcome:
     stale: list[str] = field(default_factory=list)  # files whose note moved on since the pull
     spooled: list[str] = field(default_factory=list)  # sent, no answer yet: the next push replays them
     failed: list[tuple[str, FastpadError]] = field(default_factory=list)
+    # New files an agent's credential sent: each became a proposal a person reviews, not a note.
+    proposed: list[dict[str, Any]] = field(default_factory=list)
 
 
 def replay(api: Any, mirror: Mirror, outcome: PushOutcome) -> None:
@@ -243,7 +245,10 @@ def _send(api: Any, mirror: Mirror, record: dict[str, Any], outcome: PushOutcome
             outcome.stale.append(record["file"])
         outcome.failed.append((record["file"], problem))
         return
-    _written_back(mirror, record, answer, outcome)
+    if record["kind"] == "create" and "new_note" in answer:  # an agent's note waits for review
+        outcome.proposed.append({"file": record["file"], "turn_id": answer["id"], "review_url": answer["review_url"]})
+    else:
+        _written_back(mirror, record, answer, outcome)
     mirror.journal_done(record["key"])
 
 

@@ -1,5 +1,7 @@
 """``fastpad_propose``: the only write. Ops against one note, addressed by anchor handle,
-become a durable proposal (a turn) with a review URL (``ReviewService.propose``).
+become a durable proposal (a turn) with a review URL (``ReviewService.propose``); a
+``new_note`` instead proposes a note that exists once a person accepts it
+(``ReviewService.propose_note``) — so creating a note needs no thirteenth tool.
 
 A redaction placeholder (``[redacted:rule:fingerprint]``) in proposed text is refused
 (``validation-failed``, code ``redacted_placeholder``), never written and never
@@ -26,12 +28,20 @@ from fastpad.security.scopes import NOTES_PROPOSE
 
 def run(call: Call) -> ToolOutput:
     args = call.args
-    refuse_placeholders(args["ops"])
-    turn = call.deployment.review.propose(
-        call.principal, call.session, args["note_id"], args["ops"], args["expected_frontier"],
-        args["idempotency_key"], dry_run=args.get("dry_run", False),
-        source_block_ids=args.get("source_block_ids", ()),
-    )
+    review = call.deployment.review
+    if "new_note" in args:
+        _exclusive(args)
+        refuse_placeholders([args["new_note"]], field="new_note")
+        turn = review.propose_note(call.principal, call.session, args["new_note"], args["idempotency_key"],
+                                   dry_run=args.get("dry_run", False))
+    else:
+        _required(args)
+        refuse_placeholders(args["ops"])
+        turn = review.propose(
+            call.principal, call.session, args["note_id"], args["ops"], args["expected_frontier"],
+            args["idempotency_key"], dry_run=args.get("dry_run", False),
+            source_block_ids=args.get("source_block_ids", ()),
+        )
     if turn.dry_run:
         next_call = "fastpad_propose again without dry_run to store it for review"
     elif turn.authority:
@@ -42,10 +52,35 @@ def run(call: Call) -> ToolOutput:
                       item_id=lambda diff: diff["block_id"], notice=True)
 
 
-def refuse_placeholders(ops: list[Any]) -> None:
-    """``validation-failed`` naming every op field that carries a redaction placeholder."""
+_EDIT_ARGS = ("note_id", "ops", "expected_frontier")
+
+
+def _exclusive(args: dict[str, Any]) -> None:
+    given = [name for name in (*_EDIT_ARGS, "source_block_ids") if name in args]
+    if given:
+        raise ValidationFailed(
+            detail="new_note proposes a note that does not exist yet: send it without note_id, ops and "
+                   "expected_frontier",
+            field_errors=[FieldError(name, "exclusive", "not together with new_note") for name in given],
+        )
+
+
+def _required(args: dict[str, Any]) -> None:
+    missing = [name for name in _EDIT_ARGS if name not in args]
+    if missing:
+        raise ValidationFailed(
+            detail="an edit names its note_id, ops and expected_frontier (or send new_note to propose a new note)",
+            field_errors=[FieldError(name, "required", "required without new_note") for name in missing],
+        )
+
+
+def refuse_placeholders(ops: list[Any], *, field: str = "ops") -> None:
+    """``validation-failed`` naming every op (or new-note) field that carries a redaction placeholder."""
+    def at(index: int, key: str) -> str:
+        return f"{field}[{index}].{key}" if field == "ops" else f"{field}.{key}"
+
     errors = [
-        FieldError(f"ops[{i}].{key}", "redacted_placeholder",
+        FieldError(at(i, key), "redacted_placeholder",
                    "carries a redaction placeholder; leave the secret's block as it is and propose around it")
         for i, op in enumerate(ops) if isinstance(op, dict)
         for key, value in op.items() if isinstance(value, str) and PLACEHOLDER_RE.search(value)
@@ -78,18 +113,21 @@ TOOL = ToolSpec(
     title="Propose an edit",
     description="The only write: ops on one note become a proposal a person reviews; returns its review_url to "
                 "hand over. Prose ops (insert_after, insert_before, replace_block, delete) address blocks by handle; "
-                "add_edge, add_event, move_event always wait for a person. dry_run validates and diffs only. Cite "
-                "what you drew on in source_block_ids; never paste text from another note.",
+                "add_edge, add_event, move_event always wait for a person. A new note: new_note instead of note_id, "
+                "ops, expected_frontier. dry_run validates and diffs only. Cite what you drew on in "
+                "source_block_ids; never paste text from another note.",
     scopes=(NOTES_PROPOSE,),
     input_schema=s.inputs({
         "session": s.SESSION,
         "note_id": s.STR,
         "ops": s.array(_OP, minItems=1, maxItems=MAX_OPS),
         "expected_frontier": s.desc(s.STR, "the frontier fastpad_fetch returned"),
+        "new_note": s.desc(s.obj({"title": s.STR, "markdown": s.STR, "types": s.STRS, "properties": s.OBJ}),
+                           "a note proposed whole; it exists once accepted"),
         "idempotency_key": s.desc(s.STR, "required; retry a dropped call with the same key"),
         "dry_run": s.BOOL,
         "source_block_ids": s.STRS,
-    }, "session", "note_id", "ops", "expected_frontier", "idempotency_key"),
+    }, "session", "idempotency_key"),
     output_schema=s.outputs({"turn": s.OBJ, "diffs": s.array(s.OBJ), "next": s.STR, **s.BUDGET}, "turn"),
     run=run,
     read_only=lambda principal: False,

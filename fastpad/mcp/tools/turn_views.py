@@ -24,6 +24,8 @@ def turn_view(turn: Turn) -> dict[str, Any]:
             view[flag] = True
     if turn.authority:
         view["authority"] = turn.authority
+    if turn.new_note is not None:  # the note it proposes; it exists once a first part is accepted
+        view["new_note"] = turn.new_note
     if turn.created_at is not None:
         view["created_at"] = turn.created_at.isoformat()
     return view

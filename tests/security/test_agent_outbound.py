@@ -1,25 +1,39 @@
 """The HTTP API's answers to an agent token pass the outbound path (fastpad/api/agent_outbound.py),
 on both backends, over real HTTP: text below the agent's trust floor never leaves, secrets are
 masked and links neutralised — in a note as JSON and as Markdown, in search snippets and titles,
-and in problem documents — while a person's credential reads the stored text unchanged."""
+and in problem documents — while a person's credential reads the stored text unchanged. What the
+adversarial suite checks is that nothing leaks; these check what an agent is given instead."""
 
 from __future__ import annotations
 
 import base64
 import secrets
+from collections.abc import Iterator
 
 import httpx
 import pytest
 
-from tests.api.conftest import OWNER_EMAIL, Server
+from tests.api.conftest import OWNER_EMAIL
 from tests.api.helpers import assert_problem
+from tests.mcp.conftest import McpServer
+from tests.security.world import LINK, SECRET, client, mint
 
-SECRET = "sk_live_51Hq" + "Zx8KpT2mWcVbN4rLsYd7Ea"  # a Stripe live key's shape
-LINK = "https://exfil.example.net/collect?q=1"
+
+def person(target: McpServer, scopes: str) -> httpx.Client:
+    """A client holding the owner's CLI credential: a person's, so it reads and writes as they do."""
+    token, _ = target.deployment.tokens.create(target.deployment.workspace_id, scopes=scopes, person_email=OWNER_EMAIL,
+                                               label="outbound: owner")
+    return client(target, token)
 
 
 @pytest.fixture(scope="module")
-def planted(server: Server, owner: httpx.Client) -> dict[str, str]:
+def owner(target: McpServer) -> Iterator[httpx.Client]:
+    with person(target, "notes:read,notes:write,notes:delete") as owner_client:
+        yield owner_client
+
+
+@pytest.fixture(scope="module")
+def planted(owner: httpx.Client) -> dict[str, str]:
     """A person's note holding a secret and a live link, and a capture (inbound, unreviewed)."""
     term = f"zq{secrets.token_hex(4)}"
     created = owner.post("/v1/notes", json={
@@ -34,9 +48,10 @@ def planted(server: Server, owner: httpx.Client) -> dict[str, str]:
 
 
 @pytest.fixture(scope="module")
-def agent(server: Server) -> httpx.Client:
-    with server.client(server.mint("notes:read,search:read", "--label", "outbound agent")["token"]) as client:
-        yield client
+def agent(target: McpServer) -> Iterator[httpx.Client]:
+    token, _ = mint(target, "notes:read,search:read")
+    with client(target, token) as reader:
+        yield reader
 
 
 def test_a_note_read_by_an_agent_is_masked_and_neutralised_in_json_and_markdown(
@@ -61,7 +76,7 @@ def test_a_note_read_by_an_agent_is_masked_and_neutralised_in_json_and_markdown(
 
 
 def test_text_below_the_agents_floor_never_leaves_by_any_representation(
-        server: Server, agent: httpx.Client, owner: httpx.Client, planted: dict[str, str]) -> None:
+        target: McpServer, agent: httpx.Client, owner: httpx.Client, planted: dict[str, str]) -> None:
     capture = planted["capture"]
     stored = owner.get(f"/v1/notes/{capture}").json()["blocks"]
     assert {b["origin"] for b in stored} == {"inbound_untrusted"}
@@ -74,7 +89,7 @@ def test_text_below_the_agents_floor_never_leaves_by_any_representation(
     assert handles.status_code == 200 and handles.json()["blocks"] == []
     assert "Ignore previous instructions" not in handles.text
     block = agent.get(f"/v1/notes/{capture}/blocks/{stored[-1]['id']}")
-    assert_problem(block, 403, "policy-denied", server.base_url)
+    assert_problem(block, 403, "policy-denied", target.base_url)
     assert "Ignore previous instructions" not in block.text
 
 
@@ -83,6 +98,15 @@ def test_search_snippets_and_titles_are_masked_for_an_agent(agent: httpx.Client,
     assert found.status_code == 200, found.text
     assert found.json()["hits"], found.text
     assert SECRET not in found.text and "[redacted:" in found.text
+
+
+def test_search_is_no_oracle_for_a_secret_the_agent_already_knows(agent: httpx.Client,
+                                                                  planted: dict[str, str]) -> None:
+    """Every read masks the secret, so finding the note by the secret's value would confirm it."""
+    alone = agent.get("/v1/search", params={"q": SECRET, "strategies": "lexical"})
+    assert alone.status_code == 422 and alone.json()["field_errors"][0]["code"] == "secret"
+    with_words = agent.get("/v1/search", params={"q": f"{SECRET} deploy keys", "strategies": "lexical"})
+    assert with_words.status_code == 200 and with_words.json()["query"] == "deploy keys"
 
 
 def test_a_private_key_is_masked_whole_before_a_search_snippet_cuts_it(
@@ -97,23 +121,23 @@ def test_a_private_key_is_masked_whole_before_a_search_snippet_cuts_it(
     assert not any(line[:24] in found.text for line in body), found.json()["hits"][0]["snippet"]
 
 
-def test_a_property_that_is_a_secret_by_its_name_is_masked(server: Server, agent: httpx.Client) -> None:
+def test_a_property_that_is_a_secret_by_its_name_is_masked(target: McpServer, agent: httpx.Client) -> None:
     password = "Tr0ub4dor&" + secrets.token_hex(3)
     kind = f"Box_{secrets.token_hex(3)}"
-    schema = server.mint("notes:read,notes:write,schema:write", "--person", OWNER_EMAIL, "--label", "outbound schema")
-    with server.client(schema["token"]) as person:
-        assert person.post("/v1/types", json={"name": kind, "properties": [
+    with person(target, "notes:read,notes:write,schema:write") as schema_owner:
+        assert schema_owner.post("/v1/types", json={"name": kind, "properties": [
             {"name": "db_password", "kind": "text"}, {"name": "owner", "kind": "text"}]}).status_code == 201
-        note_id = person.post("/v1/notes", json={"title": "Staging", "markdown": "The staging box.\n"}).json()["id"]
-        typed = person.patch(f"/v1/notes/{note_id}/types", json={
+        created = schema_owner.post("/v1/notes", json={"title": "Staging", "markdown": "The staging box.\n"})
+        note_id = created.json()["id"]
+        typed = schema_owner.patch(f"/v1/notes/{note_id}/types", json={
             "add": [kind], "properties": {f"{kind}.db_password": password, f"{kind}.owner": "ops"}})
         assert typed.status_code == 200, typed.text
-        assert password in person.get(f"/v1/notes/{note_id}").text
+        assert password in schema_owner.get(f"/v1/notes/{note_id}").text
     as_json = agent.get(f"/v1/notes/{note_id}")
     assert as_json.status_code == 200 and password not in as_json.text and '"ops"' in as_json.text
     assert password not in agent.get(f"/v1/notes/{note_id}", headers={"accept": "text/markdown"}).text
 
 
-def test_raw_note_state_is_refused_to_an_agent(server: Server, agent: httpx.Client, planted: dict[str, str]) -> None:
+def test_raw_note_state_is_refused_to_an_agent(target: McpServer, agent: httpx.Client, planted: dict[str, str]) -> None:
     for path in (f"/v1/notes/{planted['note']}/snapshot", f"/v1/notes/{planted['note']}/updates"):
-        assert_problem(agent.get(path), 403, "policy-denied", server.base_url)
+        assert_problem(agent.get(path), 403, "policy-denied", target.base_url)
