@@ -7,9 +7,12 @@ import { ChangeFeed } from "../sync/feed.js";
 import { el, fill, idempotencyKey, link } from "./dom.js";
 import { explain } from "./explain.js";
 import { NotesIndex } from "./notes_index.js";
-import { listPage, searchPage } from "./pages/lists.js";
+import { importPage } from "./pages/imports.js";
+import { listPage } from "./pages/lists.js";
 import { NotePage } from "./pages/note_page.js";
+import { searchPage } from "./pages/search.js";
 import { Palette } from "./palette.js";
+import { WaitingProposals } from "./proposals.js";
 
 const NOTE_PATH = /^\/notes\/([0-9A-HJKMNP-TV-Z]{26})$/;
 const ROUTES = [
@@ -20,6 +23,7 @@ const ROUTES = [
   [/^\/trash$/, () => ({ kind: "list", list: "trash" })],
   [/^\/types\/([^/]+)$/, (match) => ({ kind: "list", list: "type", type: decodeURIComponent(match[1]) })],
   [/^\/search$/, () => ({ kind: "search", query: new URLSearchParams(location.search).get("q") ?? "" })],
+  [/^\/import$/, () => ({ kind: "import" })],
 ];
 
 // The first requests a page at `path` makes: the feed's end, the notes list, and an open
@@ -44,6 +48,7 @@ class App {
   constructor(root, { api, store, feed, config }) {
     Object.assign(this, { root, api, store, feed, config });
     this.index = new NotesIndex(api, feed);
+    this.proposals = new WaitingProposals(api, feed);
     this.page = null;
     this.palette = new Palette(this);
   }
@@ -51,8 +56,10 @@ class App {
   async start() {
     this._buildShell();
     this.index.listen(() => this._renderSidebar());
+    this.proposals.listen(() => this._renderSidebar());
     this.feed.ready().catch(() => {});
     this.index.load().catch(() => {});
+    this.proposals.load().catch(() => {});
     document.addEventListener("click", (event) => this._onLinkClick(event));
     window.addEventListener("popstate", () => this.route());
     document.addEventListener("keydown", (event) => {
@@ -89,6 +96,7 @@ class App {
       el(
         "div",
         { class: "sidebar-foot" },
+        el("a", { href: "/import", dataset: { link: "" } }, "Import"),
         el("a", { href: "/agent-activity" }, "Review & agent activity"),
         el("a", { href: "/settings/tokens" }, "Agents & tokens"),
         el(
@@ -121,7 +129,7 @@ class App {
     const types = this.index.types().filter(([type]) => type !== "Inbox");
     fill(this.nav,
       item("/", "Home"),
-      item("/inbox", "Inbox", this.index.ofType("Inbox").length),
+      item("/inbox", "Inbox", this.proposals.count + this.index.ofType("Inbox").length),
       el("h2", {}, "Recent"),
       ...(recent.length ? recent.map((note) => item(`/notes/${note.id}`, note.title || "Untitled")) : [el("p", { class: "quiet" }, "No notes yet")]),
       types.length ? el("h2", {}, "Types") : null,
@@ -179,8 +187,11 @@ class App {
       await this.index.load().catch(() => {});
       this.page = listPage(this, target);
     } else if (target.kind === "search") {
+      await this.index.load().catch(() => {}); // the type filter lists the workspace's types
       this.searchInput.value = target.query;
       this.page = searchPage(this, target.query);
+    } else if (target.kind === "import") {
+      this.page = importPage(this);
     } else {
       this.show("Not found", el("p", {}, "There is no page here. ", link("/", "Go home")));
     }

@@ -54,6 +54,7 @@ export class Palette {
       { label: "Go to Inbox", hint: "command", run: () => app.go("/inbox") },
       { label: "Go to Archive", hint: "command", run: () => app.go("/archive") },
       { label: "Go to Trash", hint: "command", run: () => app.go("/trash") },
+      { label: "Import a vault or an export", hint: "command", run: () => app.go("/import") },
       { label: "Review & agent activity", hint: "command", run: () => location.assign("/agent-activity") },
       { label: "Agents & tokens", hint: "command", run: () => location.assign("/settings/tokens") },
     ];

@@ -42,11 +42,14 @@ export class Api {
     return url;
   }
 
-  _init(method, { json, accept = "application/json", signal } = {}) {
+  // `json` is sent as JSON; `bytes` (an ArrayBuffer or Blob: a part of an archive) as they are.
+  _init(method, { json, bytes, accept = "application/json", signal } = {}) {
     const headers = { accept };
     if (method !== "GET") headers["x-csrf-token"] = this.csrfToken;
     if (json !== undefined) headers["content-type"] = "application/json";
-    return { method, headers, body: json === undefined ? undefined : JSON.stringify(json), credentials: "same-origin", cache: "no-store", signal };
+    if (bytes !== undefined) headers["content-type"] = "application/octet-stream";
+    const body = json !== undefined ? JSON.stringify(json) : bytes;
+    return { method, headers, body, credentials: "same-origin", cache: "no-store", signal };
   }
 
   // A mutation refused for its CSRF token means this page outlived its session (the person
@@ -62,13 +65,13 @@ export class Api {
     }
   }
 
-  async _send(method, path, { json, query, accept = "application/json", signal } = {}) {
+  async _send(method, path, { json, bytes, query, accept = "application/json", signal } = {}) {
     const url = this._url(path, query);
     const early = method === "GET" ? this.early.get(url.href) : undefined;
     this.early.delete(url.href);
     let response;
     try {
-      response = await (early ?? fetch(url, this._init(method, { json, accept, signal })));
+      response = await (early ?? fetch(url, this._init(method, { json, bytes, accept, signal })));
     } catch (error) {
       if (error?.name === "AbortError") throw error;
       throw new ApiError({ detail: "The server could not be reached." });

@@ -1,4 +1,5 @@
-// The list pages: Home (recent), Inbox, Archive, Trash, one type's notes, search results.
+// The list pages: Home (recent), Inbox (proposals waiting for review, then captures), Archive,
+// Trash, one type's notes.
 import { explain } from "../explain.js";
 import { el, fill, idempotencyKey, link, when } from "../dom.js";
 
@@ -25,11 +26,34 @@ export function listPage(app, target) {
         target.list === "trash" ? el("button", { type: "button", onclick: () => restore(app, note) }, "Restore") : null,
       ),
     );
-    app.show(spec.title, el("section", { class: "list" }, el("h1", {}, spec.title), rows.length ? el("ul", { class: "notes" }, rows) : el("p", { class: "quiet" }, spec.empty)));
+    app.show(spec.title, el("section", { class: "list" }, el("h1", {}, spec.title),
+      target.list === "inbox" ? proposalsSection(app) : null,
+      target.list === "inbox" ? el("h2", {}, "Captured") : null,
+      rows.length ? el("ul", { class: "notes" }, rows) : el("p", { class: "quiet" }, spec.empty)));
   };
   render();
-  const unlisten = app.index.listen(render);
-  return { close: unlisten };
+  const unlisten = [app.index.listen(render), target.list === "inbox" ? app.proposals.listen(render) : null];
+  return { close: () => unlisten.forEach((stop) => stop?.()) };
+}
+
+// Every turn waiting for a person, newest first: who proposed it, on which note (or the new
+// note it proposes), and how many blocks; each opens its review.
+function proposalsSection(app) {
+  const turns = app.proposals.items;
+  const noteTitle = (turn) => turn.new_note ? `New note: ${turn.new_note.title || "Untitled"}` : app.index.notes.get(turn.note_id)?.title || "Untitled";
+  const size = (turn) => {
+    const blocks = turn.pending_block_ids.length;
+    const other = turn.pending_ops.length;
+    return [blocks ? `${blocks} block${blocks === 1 ? "" : "s"}` : "", other ? `${other} link or event${other === 1 ? "" : "s"}` : ""].filter(Boolean).join(", ");
+  };
+  return el("section", { class: "proposals", "aria-label": "Waiting for your review" },
+    el("h2", {}, "Waiting for your review"),
+    turns.length
+      ? el("ul", { class: "notes" }, turns.map((turn) => el("li", { class: "note-row proposal", dataset: { turn: turn.id } },
+          el("a", { href: `/review/${turn.id}` }, el("span", { class: "title" }, noteTitle(turn))),
+          el("span", { class: "types" }, `${turn.author.name ?? "An agent"} · ${size(turn)}`),
+          el("time", { datetime: turn.created_at }, when(turn.created_at)))))
+      : el("p", { class: "quiet" }, "Nothing waiting. Agents' proposals appear here until you accept or reject them."));
 }
 
 async function restore(app, note) {
@@ -38,25 +62,4 @@ async function restore(app, note) {
   } catch (error) {
     app.flash(explain(error, "The note could not be restored"));
   }
-}
-
-export function searchPage(app, query) {
-  const results = el("ol", { class: "results" });
-  app.show("Search", el("section", { class: "list" }, el("h1", {}, query ? `Search: ${query}` : "Search"), results));
-  if (!query.trim()) return {};
-  const controller = new AbortController();
-  app.api
-    .json("GET", "/v1/search", { query: { q: query, limit: 20 }, signal: controller.signal })
-    .then((page) => {
-      const hits = page.hits ?? page.items ?? [];
-      fill(results,
-        ...(hits.length
-          ? hits.map((hit) =>
-              el("li", {}, link(`/notes/${hit.note_id ?? hit.id}`, el("span", { class: "title" }, hit.title || "Untitled")), hit.snippet ? el("p", { class: "snippet" }, hit.snippet) : null),
-            )
-          : [el("p", { class: "quiet" }, "Nothing found.")]),
-      );
-    })
-    .catch((error) => error?.name !== "AbortError" && fill(results, el("p", { class: "error" }, explain(error, "Search failed"))));
-  return { close: () => controller.abort() };
 }

@@ -1,5 +1,5 @@
 // One note: its title, types and properties, the block editor, its backlinks (each with the
-// sentence that makes the link), and archive / trash / restore.
+// sentence that makes the link), archive / trash / restore, and publish / unpublish.
 import { EditorView } from "../../editor/view.js";
 import { NoteSync } from "../../sync/note_sync.js";
 import { explain } from "../explain.js";
@@ -63,6 +63,7 @@ export class NotePage {
     this.sync?.stop();
     this.editor?.destroy();
     this.unlistenIndex?.();
+    this.unlistenProposals?.();
     window.removeEventListener("beforeunload", this._beforeUnload);
   }
 
@@ -88,13 +89,25 @@ export class NotePage {
     this.meta = el("div", { class: "note-meta" });
     this.actions = el("div", { class: "note-actions" });
     this.banner = el("div", { class: "banner", role: "status", hidden: true });
+    this.waiting = el("div", { class: "proposals-here", "aria-label": "Proposals for this note" });
     const host = el("div", { class: "editor-host" });
     this.backlinks = el("section", { class: "backlinks", "aria-label": "Backlinks" });
-    app.show(this.model.title || "Untitled", el("article", { class: "note" }, el("div", { class: "note-head" }, this.title, this.meta, this.actions), this.banner, host, this.backlinks));
+    app.show(this.model.title || "Untitled", el("article", { class: "note" }, el("div", { class: "note-head" }, this.title, this.meta, this.actions), this.banner, this.waiting, host, this.backlinks));
     this.editor = new EditorView(host, this.model, { noteId: this.noteId, findNotes: (query) => this._findNotes(query) });
     this._renderMeta();
     this._renderState();
     this._loadBacklinks();
+    this._loadPublication();
+    this._renderWaiting();
+    this.unlistenProposals = app.proposals.listen(() => this._renderWaiting());
+  }
+
+  // What agents proposed for this note and waits for this person, each a link to its review.
+  _renderWaiting() {
+    const turns = this.app.proposals.items.filter((turn) => turn.note_id === this.noteId);
+    fill(this.waiting, ...turns.map((turn) => el("p", { class: "proposal-here", dataset: { turn: turn.id } },
+      `${turn.author.name ?? "An agent"} proposes changes to ${turn.pending_block_ids.length} block${turn.pending_block_ids.length === 1 ? "" : "s"} here. `,
+      el("a", { href: `/review/${turn.id}` }, "Review them"))));
   }
 
   // The title on screen, in the top bar and in the sidebar's summary of this note.
@@ -137,7 +150,11 @@ export class NotePage {
     const trashed = summary?.trashed ?? false;
     const archived = summary?.archived ?? false;
     const action = (label, verb) => el("button", { type: "button", onclick: () => this._lifecycle(verb) }, label);
+    const published = !trashed && this.publication?.published;
     fill(this.actions,
+      published ? el("a", { class: "public-link", href: `/n/${this.noteId}`, target: "_blank", rel: "noopener" }, "Public page") : null,
+      trashed || !this.publication ? null
+        : el("button", { type: "button", onclick: () => this._publish(!published) }, published ? "Unpublish" : "Publish"),
       trashed ? action("Restore", "restore") : archived ? action("Unarchive", "unarchive") : action("Archive", "archive"),
       trashed ? null : action("Move to trash", "trash"),
     );
@@ -154,11 +171,32 @@ export class NotePage {
     try {
       const note = await this.app.api.json("POST", `/v1/notes/${this.noteId}/${verb}`, { json: { idempotencyKey: idempotencyKey() } });
       this.app.index.put(note);
+      if (verb === "trash" && this.publication) this.publication = { ...this.publication, published: false }; // trashing unpublishes
       if (verb === "restore") this.sync.resume();
       if (verb === "trash") this.app.flash("Moved to the trash. Restore it from Trash.");
     } catch (error) {
       this.app.flash(explain(error, `The note could not be ${verb === "trash" ? "moved to the trash" : `${verb}d`}`));
     }
+  }
+
+  // Whether the note is published; until it is known there is no Publish button to press.
+  async _loadPublication() {
+    try {
+      this.publication = await this.app.api.json("GET", `/v1/notes/${this.noteId}/publication`);
+    } catch {
+      this.publication = null; // offline: the status bar says so, and publishing waits for the connection
+    }
+    this._renderState();
+  }
+
+  async _publish(publish) {
+    try {
+      this.publication = await this.app.api.json(publish ? "PUT" : "DELETE", `/v1/notes/${this.noteId}/publication`);
+      this.app.flash(publish ? "Published: anyone with the link can read it, secrets masked." : "Unpublished: its link now reads as a note that does not exist.");
+    } catch (error) {
+      this.app.flash(explain(error, publish ? "The note could not be published" : "The note could not be unpublished"));
+    }
+    this._renderState();
   }
 
   // Backlinks change when other notes do; re-read them at most once a second while edits arrive.

@@ -1,0 +1,34 @@
+"""The search page in a real browser: hits with the matched words marked, each hit's
+explanation a click away, and the type filter."""
+
+from __future__ import annotations
+
+import secrets
+from typing import Any
+
+import httpx
+
+from tests.api.conftest import Server
+from tests.web.conftest import screenshot
+from tests.web.test_editor import api, create_note, device, session_state  # noqa: F401  (fixtures)
+
+
+def test_hits_explain_themselves_and_the_type_filter_narrows_them(device: Any, web_server: Server,  # noqa: F811
+                                                                   api: httpx.Client) -> None:  # noqa: F811
+    word = "heron" + secrets.token_hex(2)
+    typed = create_note(api, f"---\ntypes: [Sighting]\n---\nA {word} stood in the reeds.\n", title=f"Estuary {word}")
+    create_note(api, f"Notes on the {word} colony and its nests.\n", title=f"Colony {word}")
+    page = device().new_page()
+    page.goto(f"{web_server.base_url}/search?q={word}")
+    page.locator(".hit").nth(1).wait_for()
+    assert page.locator(".hit mark").first.text_content().lower() == word
+    first = page.locator(".hit").first
+    first.locator("summary", has_text="Why this result").click()
+    assert "rank 1" in first.locator(".why").text_content()
+    screenshot(page, "search")
+
+    page.get_by_label("Type").select_option("Sighting")
+    page.get_by_role("button", name="Search", exact=True).click()
+    page.wait_for_url("**type=Sighting**")
+    page.locator(f".hit[data-note='{typed}']").wait_for()
+    assert page.locator(".hit").count() == 1
