@@ -441,29 +441,6 @@ def test_offline_edits_survive_a_reload_and_land_exactly_once(device: Any, web_s
     assert server_markdown(api, note_id).count("typed on a plane") == 1
 
 
-def test_a_key_typed_as_the_page_goes_away_is_kept_and_lands_once(device: Any, web_server: Server,
-                                                                  api: httpx.Client) -> None:
-    # A keystroke is logged on the device after the frame that shows it: closing the page at
-    # once must not lose it, and a save that reached the server as the page went (its answer
-    # read by nobody) must not leave the next page stuck resending it.
-    note_id = create_note(api, "kept\n", title="Last key")
-    context = device()
-    page = open_note(context, web_server, note_id)
-    page.wait_for_function("() => navigator.serviceWorker.controller !== null")
-    context.set_offline(True)
-    page.locator(".editor .block .text").first.click()
-    page.keyboard.press("End")
-    page.keyboard.type("!")
-    page.close()  # at once, as a tab is closed
-    page = context.new_page()
-    page.goto(f"{web_server.base_url}/notes/{note_id}")
-    page.wait_for_selector(".sync-status[data-state='offline']")
-    assert block_texts(page) == ["kept!"]
-    context.set_offline(False)
-    wait_saved(page)
-    assert [block["text"] for block in server_blocks(api, note_id)] == ["kept!"]
-
-
 def test_a_stale_frontier_after_a_concurrent_api_write_is_resolved_with_nothing_lost(
         device: Any, web_server: Server, api: httpx.Client) -> None:
     note_id = create_note(api, "browser text\n", title="Stale")

@@ -37,11 +37,10 @@ export async function openDeviceStore() {
   }
 }
 
-function run(db, name, mode, work, { commit = false } = {}) {
+function run(db, name, mode, work) {
   return new Promise((resolve, reject) => {
     const transaction = db.transaction(name, mode);
     const request = work(transaction.objectStore(name));
-    if (commit) transaction.commit?.();
     transaction.oncomplete = () => resolve(request?.result);
     transaction.onerror = () => reject(transaction.error);
     transaction.onabort = () => reject(transaction.error ?? new Error("aborted"));
@@ -59,10 +58,8 @@ class IndexedDbStore {
     this.db = db;
   }
 
-  // Committed as soon as it is written, not when the task that issued it ends: an update logged
-  // as the page goes away still lands.
   add(noteId, seq, bytes, { acked = false } = {}) {
-    return run(this.db, "pending", "readwrite", (store) => store.put({ noteId, seq, bytes, acked, at: Date.now() }), { commit: true });
+    return run(this.db, "pending", "readwrite", (store) => store.put({ noteId, seq, bytes, acked, at: Date.now() }));
   }
 
   // Every logged update of the note, oldest first.
