@@ -88,7 +88,7 @@ class Server:
     def client(self, token: str | None = None, **headers: str) -> httpx.Client:
         if token:
             headers["authorization"] = f"Bearer {token}"
-        return httpx.Client(base_url=self.base_url, headers=headers, timeout=10.0)
+        return httpx.Client(base_url=self.base_url, headers=headers, timeout=30.0)
 
 
 NAMED_TOKENS: dict[str, tuple[str, tuple[str, ...]]] = {

@@ -19,7 +19,7 @@ import pytest
 from loro import ExportMode, LoroDoc, VersionVector
 
 from tests.api.conftest import Server
-from tests.web.conftest import VIEWPORT, screenshot, sign_in
+from tests.web.conftest import ACTION_TIMEOUT_MS, VIEWPORT, screenshot, sign_in
 
 pytestmark = pytest.mark.filterwarnings("ignore::DeprecationWarning")
 
@@ -52,7 +52,7 @@ def device(browser: Any, session_state: dict) -> Iterator[Any]:
 
     def open_device(**options: Any) -> Any:
         context = browser.new_context(viewport=options.pop("viewport", VIEWPORT), storage_state=session_state, **options)
-        context.set_default_timeout(10_000)
+        context.set_default_timeout(ACTION_TIMEOUT_MS)
         context.on("weberror", lambda error: errors.append(str(error.error)))
         context.on("console", lambda message: message.type == "error"
                    and not message.text.startswith("Failed to load resource") and errors.append(message.text))
@@ -97,8 +97,15 @@ def open_note(context: Any, server: Server, note_id: str) -> Any:
 
 def wait_saved(page: Any) -> None:
     """Until the top bar says Saved and nothing typed here is waiting for the server."""
-    page.wait_for_function("() => document.querySelector('.sync-status')?.dataset.state === 'saved'"
-                           " && window.fastpad?.page?.sync?.hasUnsent === false")
+    try:
+        page.wait_for_function("() => document.querySelector('.sync-status')?.dataset.state === 'saved'"
+                               " && window.fastpad?.page?.sync?.hasUnsent === false")
+    except Exception as timeout:  # name what the page was stuck on: a bare timeout says nothing
+        stuck = page.evaluate("""() => { const s = window.fastpad?.page?.sync; return s && {
+            bar: document.querySelector('.sync-status')?.dataset.state, state: s.state, detail: s.detail,
+            hasUnsent: s.hasUnsent, running: s.running, timer: Boolean(s.timer), halted: s.halted,
+            fresh: s.fresh?.length, unsent: s.unsent?.length, needPull: s.needPull }; }""")
+        raise AssertionError(f"the note never showed Saved: {stuck}") from timeout
 
 
 def block_texts(page: Any) -> list[str]:
@@ -441,6 +448,29 @@ def test_offline_edits_survive_a_reload_and_land_exactly_once(device: Any, web_s
     assert server_markdown(api, note_id).count("typed on a plane") == 1
 
 
+def test_a_key_typed_as_the_page_goes_away_is_kept_and_lands_once(device: Any, web_server: Server,
+                                                                  api: httpx.Client) -> None:
+    # A keystroke is logged on the device after the frame that shows it: closing the page at
+    # once must not lose it, and a save that reached the server as the page went (its answer
+    # read by nobody) must not leave the next page stuck resending it.
+    note_id = create_note(api, "kept\n", title="Last key")
+    context = device()
+    page = open_note(context, web_server, note_id)
+    page.wait_for_function("() => navigator.serviceWorker.controller !== null")
+    context.set_offline(True)
+    page.locator(".editor .block .text").first.click()
+    page.keyboard.press("End")
+    page.keyboard.type("!")
+    page.close()  # at once, as a tab is closed
+    page = context.new_page()
+    page.goto(f"{web_server.base_url}/notes/{note_id}")
+    page.wait_for_selector(".sync-status[data-state='offline']")
+    assert block_texts(page) == ["kept!"]
+    context.set_offline(False)
+    wait_saved(page)
+    assert [block["text"] for block in server_blocks(api, note_id)] == ["kept!"]
+
+
 def test_a_stale_frontier_after_a_concurrent_api_write_is_resolved_with_nothing_lost(
         device: Any, web_server: Server, api: httpx.Client) -> None:
     note_id = create_note(api, "browser text\n", title="Stale")
@@ -525,7 +555,7 @@ def test_a_session_ended_elsewhere_keeps_the_text_and_says_to_sign_in(browser: A
                                                                        api: httpx.Client) -> None:
     note_id = create_note(api, "draft\n", title="Session ends")
     context = browser.new_context(viewport=VIEWPORT)
-    context.set_default_timeout(10_000)
+    context.set_default_timeout(ACTION_TIMEOUT_MS)
     try:
         page = context.new_page()
         page.goto(f"{web_server.base_url}/notes/{note_id}")

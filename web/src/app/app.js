@@ -205,6 +205,10 @@ class App {
   }
 
   setStatus(status) {
+    // Unchanged, the bar is left alone: redrawn, it would be a frame of its own.
+    const shown = JSON.stringify(status);
+    if (shown === this.statusShown) return;
+    this.statusShown = shown;
     if (!status) {
       this.status.dataset.state = "idle";
       fill(this.status);

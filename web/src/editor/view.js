@@ -21,6 +21,8 @@ const CLIPBOARD_TYPE = "application/x-fastpad-blocks";
 const GROUP_SIZE = 64; // blocks per rendering group (see _place)
 const FIRST_GROUPS = 1; // groups shown before a note opens: more blocks than a tall screen holds
 const TEXT_TYPES = new Set(["heading", "paragraph", "list_item", "task", "quote", "callout", "code", "table_row"]);
+// The keys the editor acts on in a block; any other key is the browser's to type.
+const EDITING_KEYS = new Set(["Enter", "Backspace", "Delete", "Tab", "Escape", "ArrowUp", "ArrowDown", "ArrowLeft", "ArrowRight"]);
 const isMac = typeof navigator !== "undefined" && /Mac|iPhone|iPad/.test(navigator.platform);
 
 export class EditorView {
@@ -381,13 +383,13 @@ export class EditorView {
     const id = element.dataset.id;
     const next = readText(text);
     if (!this.model.replaceText(id, next)) return;
-    this._remember(id);
+    const block = this.model.block(id);
+    this._remember(id, block);
     const caret = caretOffset(text) ?? next.length;
-    if (!this._applyShortcut(id, next, caret)) this._updateTrigger(id, next, caret, event.data);
+    if (!this._applyShortcut(block, next, caret)) this._updateTrigger(id, next, caret, event.data);
   }
 
-  _remember(id) {
-    const block = this.model.block(id);
+  _remember(id, block = this.model.block(id)) {
     const shown = this.rendered.get(id);
     const index = this.model.indexOf(id);
     if (shown) shown.key = blockKey(block, index > 0 ? this.model.blockAt(index - 1) : null);
@@ -395,8 +397,8 @@ export class EditorView {
     if (text) text.classList.toggle("empty", block.text === "");
   }
 
-  _applyShortcut(id, text, caret) {
-    const block = this.model.block(id);
+  _applyShortcut(block, text, caret) {
+    const { id } = block;
     if (block.type !== "paragraph") return false;
     const prefix = text.slice(0, caret);
     const shortcut = shortcutFor(prefix);
@@ -443,6 +445,8 @@ export class EditorView {
       event.preventDefault();
       return this._moveBlock(id, key === "ArrowUp" ? -1 : 1);
     }
+    // Typing a character reads nothing here: the input event that follows carries it to the model.
+    if (!EDITING_KEYS.has(key)) return;
     const block = this.model.block(id);
     const text = element.querySelector(".text");
     if (block.type === "divider") return this._dividerKey(event, id);

@@ -37,10 +37,11 @@ export async function openDeviceStore() {
   }
 }
 
-function run(db, name, mode, work) {
+function run(db, name, mode, work, { commit = false } = {}) {
   return new Promise((resolve, reject) => {
     const transaction = db.transaction(name, mode);
     const request = work(transaction.objectStore(name));
+    if (commit) transaction.commit?.();
     transaction.oncomplete = () => resolve(request?.result);
     transaction.onerror = () => reject(transaction.error);
     transaction.onabort = () => reject(transaction.error ?? new Error("aborted"));
@@ -58,8 +59,10 @@ class IndexedDbStore {
     this.db = db;
   }
 
+  // Committed as soon as it is written, not when the task that issued it ends: an update logged
+  // as the page goes away still lands.
   add(noteId, seq, bytes, { acked = false } = {}) {
-    return run(this.db, "pending", "readwrite", (store) => store.put({ noteId, seq, bytes, acked, at: Date.now() }));
+    return run(this.db, "pending", "readwrite", (store) => store.put({ noteId, seq, bytes, acked, at: Date.now() }), { commit: true });
   }
 
   // Every logged update of the note, oldest first.

@@ -4,6 +4,10 @@
 //   2. the update is queued on this device (DeviceStore) before anything is sent;
 //   3. it is sent as soon as the network allows, with the frontier it was made on.
 //
+// Step 2 waits for the frame that shows the keystroke: a local update is held in memory until
+// that frame has been produced, then logged and sent. Whatever sends, stops this sync or hides
+// the page logs what is held first, so nothing is ever sent before it is on the device.
+//
 // What is sent is every op the server lacks — exported from the last frontier the server
 // acknowledged — so keystrokes typed while a save is in flight ride in the next one, and a
 // resend after a lost answer carries the same bytes under the same idempotency key. A
@@ -25,6 +29,8 @@ const COMPACT_AFTER = 200; // acknowledged log entries between two snapshots
 // 100,000 the server takes from one update (API › Writing a note).
 const PIECE_ATOMS = 40_000;
 const MAX_STALE_ROUNDS = 8;
+// With a store that keeps edits, "Saving…" is said once a save has taken this long (see _saving).
+const SAVING_SAID_AFTER_MS = 250;
 
 export const STATES = {
   loading: "Opening…",
@@ -85,7 +91,8 @@ export class NoteSync {
   constructor({ api, store, feed, noteId, model, serverFrontier, onStatus, onRemote }) {
     Object.assign(this, { api, store, feed, noteId, model, serverFrontier, onStatus, onRemote });
     this.unsent = []; // queue keys (seq) of updates the server has not acknowledged
-    this.written = Promise.resolve(); // the device queue's writes, in order
+    this.fresh = []; // local updates made since the last frame, not yet in the device log
+    this.written = Promise.resolve(); // settles once every device write issued so far has
     this.state = "loading";
     this.detail = "";
     this.running = false;
@@ -111,19 +118,21 @@ export class NoteSync {
 
   _start() {
     this.unsubscribe = this.model.doc.subscribeLocalUpdates((bytes) => {
-      const seq = ++this.seq;
-      this.unsent.push(seq);
-      this.written = this.written.then(() => this.store.add(this.noteId, seq, bytes)).catch(() => {});
       this._saving();
-      this.kick();
+      if (this.fresh.push(bytes) === 1) afterFrame(() => this._logAndSend());
     });
     this.wake = () => {
-      if (document.visibilityState === "hidden" && this.ackedSinceCompaction) this._compactSoon();
+      if (document.visibilityState === "hidden") {
+        this._logAndSend(); // a hidden page draws no frame to wait for
+        if (this.ackedSinceCompaction) this._compactSoon();
+      }
       this.retryNow();
     };
+    this.leave = () => this._log(); // the page going away: sent by the next one to open the note
     window.addEventListener("online", this.wake);
     window.addEventListener("focus", this.wake);
     document.addEventListener("visibilitychange", this.wake);
+    window.addEventListener("pagehide", this.leave);
     this.unlisten = this.feed.listen((changes) => {
       const mine = changes.filter((change) => change.note_id === this.noteId);
       if (mine.length) this._noteChanged(mine);
@@ -131,14 +140,38 @@ export class NoteSync {
   }
 
   stop() {
+    this._log(); // sent the next time the note opens
     this.stopped = true;
     this.abort.abort();
     clearTimeout(this.timer);
+    clearTimeout(this.savingSoon);
     this.unsubscribe?.();
     this.unlisten?.();
     window.removeEventListener("online", this.wake);
     window.removeEventListener("focus", this.wake);
     document.removeEventListener("visibilitychange", this.wake);
+    window.removeEventListener("pagehide", this.leave);
+  }
+
+  // Writes the local updates held since the last frame to the device log; true if there were any.
+  _log() {
+    if (!this.fresh.length) return false;
+    for (const bytes of this.fresh.splice(0)) {
+      const seq = ++this.seq;
+      this.unsent.push(seq);
+      this._write(this.store.add(this.noteId, seq, bytes));
+    }
+    return true;
+  }
+
+  _logAndSend() {
+    if (this._log()) this.kick();
+  }
+
+  // A device write is issued at once — IndexedDB applies writes in the order they were issued,
+  // and one issued as the page goes away still lands — and `written` waits for all of them.
+  _write(stored) {
+    this.written = Promise.all([this.written, stored.catch(() => {})]);
   }
 
   // Restarts a waiting retry at once — unless the server itself asked for the wait.
@@ -180,6 +213,9 @@ export class NoteSync {
       }
       // Halted meanwhile (the note went to the trash while this ran): that stays what the bar says.
       if (this.halted) return;
+      // The server holds everything now, so whatever the log still has as unsent landed too (a
+      // save answered after the page that sent it had gone, then resent from here).
+      if (!this.hasUnsent) this._acknowledge([...this.unsent]);
       this.attempt = 0;
       this.detail = "";
       this._setState("saved");
@@ -193,6 +229,7 @@ export class NoteSync {
   // Sends what the server lacks. True when it landed; false when the note had moved (the
   // next round pulls first).
   async _send() {
+    this._log();
     await this.written;
     const keys = [...this.unsent];
     const doc = this.model.doc;
@@ -227,21 +264,24 @@ export class NoteSync {
     }
   }
 
+  // The key covers the whole request, this page's peer id included: a page that resends what an
+  // earlier page sent (its answer lost as that page went away) makes a new request, not a replay.
   async _post(bytes) {
-    const key = await sha256Hex(new TextEncoder().encode(`${this.noteId}:${this.serverFrontier}:${toBase64(bytes)}`));
+    const peerId = this.model.doc.peerIdStr;
+    const key = await sha256Hex(new TextEncoder().encode(`${this.noteId}:${peerId}:${this.serverFrontier}:${toBase64(bytes)}`));
     return this.api.json("POST", `/v1/notes/${this.noteId}/ops`, {
-      json: { ops: toBase64(bytes), peerId: this.model.doc.peerIdStr, expectedFrontier: this.serverFrontier, idempotencyKey: `web-${key}` },
+      json: { ops: toBase64(bytes), peerId, expectedFrontier: this.serverFrontier, idempotencyKey: `web-${key}` },
       signal: this.abort.signal,
     });
   }
 
   // The server holds these now: they are no longer unsent at once, and marked so in the
-  // device log behind the writes queued before (a crash in between only means a harmless resend).
+  // device log after the writes issued before (a crash in between only means a harmless resend).
   _acknowledge(keys) {
     const done = new Set(keys);
     this.unsent = this.unsent.filter((seq) => !done.has(seq));
     if (!keys.length) return;
-    this.written = this.written.then(() => this.store.acknowledge(this.noteId, keys)).catch(() => {});
+    this._write(this.store.acknowledge(this.noteId, keys));
     for (const _ of keys) this._logged(true);
   }
 
@@ -257,7 +297,7 @@ export class NoteSync {
     const changes = this.model.importUpdates(bytes);
     if (changes.any) {
       const seq = ++this.seq;
-      this.written = this.written.then(() => this.store.add(this.noteId, seq, bytes, { acked: true })).catch(() => {});
+      this._write(this.store.add(this.noteId, seq, bytes, { acked: true }));
       this._logged(true);
       this.onRemote(changes);
     }
@@ -316,15 +356,31 @@ export class NoteSync {
   }
 
   // A failure stays named while more is typed and while retries run: the bar says what the
-  // next attempt is up against, not "Saving…" over and over.
+  // next attempt is up against, not "Saving…" over and over. Once the device keeps the edit, a
+  // save that lands within SAVING_SAID_AFTER_MS leaves the bar as it was: flipped to "Saving…"
+  // and back at every keystroke, it is a frame of its own each time, which the next keystroke
+  // often has to wait behind. Without such a store (a reload would lose the edit) it is said at once.
   _saving() {
-    if (this.state === "saved" || this.state === "loading") this._setState("saving");
+    if (this.state !== "saved" && this.state !== "loading") return;
+    if (!this.persistent) return this._setState("saving");
+    this.savingSoon ??= setTimeout(() => {
+      this.savingSoon = null;
+      if ((this.state === "saved" || this.state === "loading") && (this.running || this.hasUnsent)) this._setState("saving");
+    }, SAVING_SAID_AFTER_MS);
   }
 
   _setState(state) {
+    clearTimeout(this.savingSoon);
+    this.savingSoon = null;
     this.state = state;
     this.onStatus({ state, label: STATES[state], detail: this.detail, unsent: this.unsent.length > 0 || this.hasUnsent, persistent: this.persistent });
   }
+}
+
+// Runs `work` in a task after the next frame: the one that shows what was just typed.
+function afterFrame(work) {
+  if (document.visibilityState === "hidden") setTimeout(work, 0);
+  else requestAnimationFrame(() => setTimeout(work, 0));
 }
 
 function tooLarge(error) {
