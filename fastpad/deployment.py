@@ -20,6 +20,7 @@ from fastpad.errors import Conflict, NotFound
 from fastpad.knowledge.calendar import CalendarService
 from fastpad.knowledge.changes import ChangeFeedService
 from fastpad.knowledge.graph import GraphService
+from fastpad.knowledge.block_review import BlockReview
 from fastpad.knowledge.history import HistoryService
 from fastpad.knowledge.memory import MemoryService
 from fastpad.knowledge.notes import NoteService
@@ -89,6 +90,7 @@ class Deployment:
     changes: ChangeFeedService = field(init=False)
     graph: GraphService = field(init=False)
     history: HistoryService = field(init=False)
+    block_review: BlockReview = field(init=False)
     memory: MemoryService = field(init=False)
     trash: TrashService = field(init=False)
     purge_schedule: PurgeSchedule = field(init=False)
@@ -113,6 +115,7 @@ class Deployment:
         self.changes = ChangeFeedService(self.store)
         self.graph = GraphService(self.store)
         self.history = HistoryService(self.store)
+        self.block_review = BlockReview(self.store, self.notes)
         self.memory = MemoryService(self.store, self.notes)
         days = self.config.get("trash_retention_days")  # fastpad.json may set it: purge that long after trashing
         self.trash = TrashService(self.store, retention=DEFAULT_RETENTION if days is None else timedelta(days=days))

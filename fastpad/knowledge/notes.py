@@ -603,10 +603,7 @@ class NoteService:
     @staticmethod
     def _writable_row(tx: WorkspaceTx, principal: Principal, note_id: str, *, with_snapshot: bool = False,
                       allow_trashed: bool = False) -> NoteRow:
-        _require_reachable(principal, note_id)
-        row = tx.note(note_id, with_snapshot=with_snapshot, for_update=True)
-        if row is None:
-            raise _not_found(note_id)
+        row = visible_note(tx, principal, note_id, with_snapshot=with_snapshot, for_update=True)
         if row.trashed_at is not None and not allow_trashed:
             raise Conflict(detail="the note is in the trash; restore it before changing it",
                            extra={"reason": "trashed"}, next_call=f"POST /v1/notes/{note_id}/restore")
@@ -736,6 +733,17 @@ def _as_blocks(blocks: list[dict[str, Any]]) -> list[Block]:
 
 def _not_found(note_id: str) -> NotFound:
     return NotFound(detail=f"no note {note_id}", extra={"note_id": note_id}, next_call="GET /v1/notes")
+
+
+def visible_note(tx: WorkspaceTx, principal: Principal, note_id: str, *, for_update: bool = False,
+                 with_snapshot: bool = False) -> NoteRow:
+    """The note's row, for a service acting on a note the caller names: not-found for a malformed
+    or missing id, out-of-scope (before any lookup) for one outside the caller's note set."""
+    _require_reachable(principal, note_id)
+    row = tx.note(note_id, with_snapshot=with_snapshot, for_update=for_update)
+    if row is None:
+        raise _not_found(note_id)
+    return row
 
 
 def _require_reachable(principal: Principal, note_id: str) -> None:

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from datetime import datetime
 
 from fastpad.errors import FieldError, NotFound, ValidationFailed
-from fastpad.notes import is_ulid
+from fastpad.knowledge.notes import visible_note
 from fastpad.outbound.secrets import PLACEHOLDER_RE, locate
 from fastpad.security.principals import Principal
 from fastpad.store import Store, utcnow
@@ -41,11 +41,8 @@ class PlaceholderService:
             raise ValidationFailed(detail="placeholder is one [redacted:rule:fingerprint], as it was shown",
                                    field_errors=[FieldError("placeholder", "format", "[redacted:rule:fingerprint]")])
         rule_id, fp = match.group(1), match.group(2)
-        principal.require_note(note_id)
         with self.store.write(principal.workspace_id) as tx:
-            note = tx.note(note_id) if is_ulid(note_id) else None
-            if note is None:
-                raise NotFound(detail=f"no note {note_id}", extra={"note_id": note_id})
+            note = visible_note(tx, principal, note_id)
             texts = [(None, note.title), *((b.block_id, b.text) for b in tx.blocks(note_id))]
             found = next(((block_id, text, spans[0]) for block_id, text in texts
                           if (spans := locate(text, self.redaction_key, rule_id, fp))), None)

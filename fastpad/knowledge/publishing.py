@@ -28,12 +28,13 @@ from datetime import datetime
 
 from markdown_it import MarkdownIt
 
-from fastpad.errors import Conflict, NotFound
+from fastpad.errors import Conflict
+from fastpad.knowledge.notes import visible_note
 from fastpad.knowledge.wikilinks import rewrite_wikilinks
 from fastpad.notes import Block, NoteMeta, is_ulid, serialize_markdown
 from fastpad.outbound.secrets import redact
 from fastpad.security.principals import Principal
-from fastpad.store import BlockRow, NoteRow, Store, WorkspaceTx, utcnow
+from fastpad.store import BlockRow, Store, utcnow
 
 PUBLIC_PATH = "/n/"
 RENDERED_PAGES = 512  # published pages kept rendered, oldest dropped first
@@ -83,7 +84,7 @@ class PublishingService:
 
     def status(self, principal: Principal, note_id: str) -> Publication:
         with self.store.read(principal.workspace_id) as tx:
-            self._note(tx, principal, note_id)
+            visible_note(tx, principal, note_id)
             row = tx.publications.get(note_id)
         return Publication(note_id, row.published_at if row else None)
 
@@ -91,7 +92,7 @@ class PublishingService:
         principal.require_signed_in("Publishing")
         now = self.clock()
         with self.store.write(principal.workspace_id) as tx:
-            note = self._note(tx, principal, note_id)
+            note = visible_note(tx, principal, note_id)
             if note.trashed_at is not None:
                 raise Conflict(detail="a note in the trash cannot be published; restore it first",
                                extra={"reason": "trashed"}, next_call=f"POST /v1/notes/{note_id}/restore")
@@ -104,18 +105,10 @@ class PublishingService:
     def unpublish(self, principal: Principal, note_id: str) -> Publication:
         principal.require_signed_in("Unpublishing")
         with self.store.write(principal.workspace_id) as tx:
-            self._note(tx, principal, note_id)
+            visible_note(tx, principal, note_id)
             if tx.publications.unpublish(note_id):
                 tx.feed.append("unpublish", at=self.clock(), actor=principal.actor(), note_id=note_id)
         return Publication(note_id, None)
-
-    @staticmethod
-    def _note(tx: WorkspaceTx, principal: Principal, note_id: str) -> NoteRow:
-        principal.require_note(note_id)
-        note = tx.note(note_id) if is_ulid(note_id) else None
-        if note is None:
-            raise NotFound(detail=f"no note {note_id}", extra={"note_id": note_id})
-        return note
 
     # ------------------------------------------------------------------ anyone's read
 

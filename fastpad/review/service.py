@@ -51,7 +51,7 @@ from fastpad.errors import (
     ValidationFailed,
 )
 from fastpad.knowledge.edges import SUPERSEDES, check_edge_type
-from fastpad.knowledge.notes import NoteEdit, NoteService, NoteView
+from fastpad.knowledge.notes import NoteEdit, NoteService, NoteView, visible_note
 from fastpad.knowledge.trust import TrustFloor, filter_blocks
 from fastpad.notes import Block, NoteDocument, NoteMeta
 from fastpad.notes.ids import is_ulid, new_id
@@ -154,7 +154,7 @@ class ReviewService:
         self.check_session(principal, session_id)
         now = self.clock()
         with self.store.write(principal.workspace_id) as tx:
-            row = _visible_note(tx, principal, note_id)
+            row = visible_note(tx, principal, note_id)
             blocks = tx.blocks(note_id)
             if floor is not None:
                 blocks = filter_blocks(blocks, floor)
@@ -273,7 +273,7 @@ class ReviewService:
         note_id = request.note_id
         open_tx = self.store.read if request.dry_run else self.store.write
         with open_tx(principal.workspace_id) as tx:
-            row = _visible_note(tx, principal, note_id, for_update=not request.dry_run, with_snapshot=True)
+            row = visible_note(tx, principal, note_id, for_update=not request.dry_run, with_snapshot=True)
             if row.trashed_at is not None:
                 raise Conflict(detail="the note is in the trash; a person must restore it before it can change",
                                extra={"reason": "trashed"})
@@ -579,27 +579,36 @@ class ReviewService:
         if op_indexes or not row.pending_blocks:
             raise refuse("Proposed links and calendar events wait for a person on every path.", "person_only_ops")
 
-    def reject(self, principal: Principal, turn_id: str) -> Turn:
-        """A person declines what still waits; nothing that waited ever reached the note."""
+    def reject(self, principal: Principal, turn_id: str, *, block_ids: Collection[str] | None = None,
+               op_indexes: Collection[int] | None = None) -> Turn:
+        """A person declines what still waits, or the named part of it (the rest stays pending);
+        nothing declined ever reached the note."""
         principal.require_signed_in("Rejecting a proposal")
-        return self._close(principal, turn_id, action="reject", withdrawn="rejected")
+        return self._close(principal, turn_id, action="reject", withdrawn="rejected", block_ids=block_ids,
+                           op_indexes=op_indexes)
 
     def abandon(self, principal: Principal, turn_id: str) -> Turn:
         """The turn's own author withdraws what still waits."""
         return self._close(principal, turn_id, action="abandon", withdrawn=ABANDONED)
 
-    def _close(self, principal: Principal, turn_id: str, *, action: str, withdrawn: str) -> Turn:
+    def _close(self, principal: Principal, turn_id: str, *, action: str, withdrawn: str,
+               block_ids: Collection[str] | None = None, op_indexes: Collection[int] | None = None) -> Turn:
         now = self.clock()
         with self.store.write(principal.workspace_id) as tx:
             row = self._turn_for_decision(tx, principal, turn_id, accepting=False)
             if action == "abandon" and (row.author_kind, row.author_id) != (principal.kind, principal.principal_id):
                 raise PolicyDenied(detail="only the turn's own author can abandon it; a person rejects it instead",
                                    extra={"reason": "not_own_turn"}, next_call=f"POST /v1/turns/{turn_id}/reject")
-            tx.turns.append_event(_event(row, action, principal, now, block_ids=row.pending_blocks,
-                                         op_indexes=row.pending_ops))
-            closed = replace(row, pending_blocks=[], pending_ops=[])
-            tx.turns.update(turn_id, pending_blocks=[], pending_ops=[], updated_at=now,
-                            status=status_after(closed, withdrawn=withdrawn))
+            blocks, ops = _selection(row, block_ids, op_indexes)
+            if not blocks and not ops:
+                raise ValidationFailed(detail=f"nothing selected to {action}",
+                                       field_errors=[FieldError("block_ids", "min_items",
+                                                                "select something still waiting")])
+            tx.turns.append_event(_event(row, action, principal, now, block_ids=blocks, op_indexes=ops))
+            closed = replace(row, pending_blocks=[b for b in row.pending_blocks if b not in blocks],
+                             pending_ops=[i for i in row.pending_ops if i not in ops])
+            tx.turns.update(turn_id, pending_blocks=closed.pending_blocks, pending_ops=closed.pending_ops,
+                            updated_at=now, status=status_after(closed, withdrawn=withdrawn))
             tx.feed.append(f"proposal_{action}", at=now, actor=principal.actor(), note_id=row.note_id,
                            subject_id=turn_id)
             stored = tx.turns.get(turn_id)
@@ -876,17 +885,6 @@ def _op_refused(refused: FastpadError, index: int, kind: str) -> FastpadError:
                    extra={**refused.extra, "op_index": index})
 
 
-def _visible_note(tx: WorkspaceTx, principal: Principal, note_id: str, *, for_update: bool = False,
-                  with_snapshot: bool = False) -> Any:
-    if not is_ulid(note_id):
-        raise NotFound(detail=f"no note {note_id}", extra={"note_id": note_id})
-    principal.require_note(note_id)
-    row = tx.note(note_id, with_snapshot=with_snapshot, for_update=for_update)
-    if row is None:
-        raise NotFound(detail=f"no note {note_id}", extra={"note_id": note_id})
-    return row
-
-
 def _visible_turn(tx: WorkspaceTx, principal: Principal, turn_id: str, *, for_update: bool = False,
                   any_author: bool = False) -> TurnRow:
     """The turn, if this principal may see it: a person sees turns on notes they can see, an
@@ -900,7 +898,7 @@ def _visible_turn(tx: WorkspaceTx, principal: Principal, turn_id: str, *, for_up
 
 def _selection(row: TurnRow, block_ids: Collection[str] | None,
                op_indexes: Collection[int] | None) -> tuple[list[str], list[int]]:
-    """What an accept covers: everything still pending, or the named part of it."""
+    """What a decision covers: everything still pending, or the named part of it."""
     if block_ids is None and op_indexes is None:
         return list(row.pending_blocks), list(row.pending_ops)
     errors = [FieldError("block_ids", "not_pending", f"{b} is not a block of this turn that is still waiting")

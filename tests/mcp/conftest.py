@@ -17,7 +17,7 @@ import os
 import secrets
 import subprocess
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
-from contextlib import asynccontextmanager
+from contextlib import AbstractAsyncContextManager as AsyncContextManager, asynccontextmanager
 from dataclasses import dataclass, field
 from datetime import timedelta
 from pathlib import Path
@@ -78,15 +78,20 @@ class McpServer:
         """A note written by the workspace owner (human_typed): its NoteView."""
         return self.deployment.notes.create(self.deployment.operator_principal(), markdown=markdown)
 
-    @asynccontextmanager
-    async def client(self, token: str, mode: str = "2026-07-28") -> AsyncIterator["Agent"]:
-        http = httpx2.AsyncClient(headers={"authorization": f"Bearer {token}"}, timeout=30)
-        async with http, Client(streamable_http_client(self.url, http_client=http), mode=mode) as client:
-            yield Agent(client)
+    def client(self, token: str, mode: str = "2026-07-28") -> AsyncContextManager["Agent"]:
+        return sdk_agent(self.url, token, mode)
 
     def stdio(self, token: str, tmp: Path) -> StdioServerParameters:
         """``fp mcp`` as a local client launches it, with the credential in its environment."""
         return StdioServerParameters(command=FP, args=["mcp"], env=fp_env(self.base_url, token, tmp))
+
+
+@asynccontextmanager
+async def sdk_agent(url: str, token: str, mode: str = "2026-07-28") -> AsyncIterator["Agent"]:
+    """The official Python SDK's client on the server's ``/mcp``, as an agent holding ``token``."""
+    http = httpx2.AsyncClient(headers={"authorization": f"Bearer {token}"}, timeout=30)
+    async with http, Client(streamable_http_client(url, http_client=http), mode=mode) as client:
+        yield Agent(client)
 
 
 def fp_env(base_url: str, token: str, tmp: Path) -> dict[str, str]:

@@ -165,6 +165,7 @@ ROUTES: dict[str, Route] = {
         Call("GET", f"/v1/notes/{aim.note.id}/handles", headers={SESSION_HEADER: aim.session})]),
     "GET /v1/notes/{note_id}/links": Route(READ, NOTE, get("/v1/notes/{note_id}/links")),
     "GET /v1/notes/{note_id}/publication": Route(READ, NOTE, get("/v1/notes/{note_id}/publication")),
+    "GET /v1/notes/{note_id}/provenance": Route(READ, NOTE, get("/v1/notes/{note_id}/provenance")),
     "GET /v1/notes/{note_id}/neighbors": Route(READ, NOTE, get("/v1/notes/{note_id}/neighbors", direction="both")),
     "GET /v1/notes/{note_id}/snapshot": Route(READ, NOTE, get("/v1/notes/{note_id}/snapshot"), person_only=PERSON),
     "GET /v1/notes/{note_id}/successors": Route(READ, NOTE, get("/v1/notes/{note_id}/successors")),
@@ -247,6 +248,9 @@ ROUTES: dict[str, Route] = {
     "POST /v1/notes/{note_id}/supersede": Route(WRITE, NOTE, send("POST", "/v1/notes/{note_id}/supersede",
                                                                   lambda aim: {"by": aim.reachable}),
                                                 person_only=PERSON),
+    # Ratifying a block is a person vouching for text they read: no agent can vouch for its own.
+    "POST /v1/notes/{note_id}/blocks/{block_id}/mark-reviewed": Route(
+        WRITE, NOTE, send("POST", "/v1/notes/{note_id}/blocks/{block_id}/mark-reviewed"), person_only=PERSON),
     # An agent that could publish could read the workspace back from outside (spec: Publishing).
     "PUT /v1/notes/{note_id}/publication": Route(WRITE, NOTE, send("PUT", "/v1/notes/{note_id}/publication"),
                                                  person_only=PERSON),
@@ -267,6 +271,9 @@ ROUTES: dict[str, Route] = {
     "POST /v1/turns/{turn_id}/abandon": Route(WRITE, THING, send("POST", "/v1/turns/{turn_id}/abandon")),
     "POST /v1/turns/{turn_id}/reject": Route(WRITE, THING, send("POST", "/v1/turns/{turn_id}/reject"),
                                              person_only=PERSON),
+    "POST /v1/turns/{turn_id}/reject-some": Route(WRITE, THING, send("POST", "/v1/turns/{turn_id}/reject-some",
+                                                                     lambda aim: {"block_ids": []}),
+                                                  person_only=PERSON),
     "POST /v1/turns/{turn_id}/mark-reviewed": Route(WRITE, THING, send("POST", "/v1/turns/{turn_id}/mark-reviewed"),
                                                     person_only=PERSON),
     "POST /v1/turns/{turn_id}/revert": Route(WRITE, THING, send("POST", "/v1/turns/{turn_id}/revert"),

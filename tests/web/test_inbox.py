@@ -51,7 +51,7 @@ def test_proposals_wait_in_the_inbox_and_leave_it_once_accepted(device: Any, web
     note_page.goto(f"{web_server.base_url}/notes/{note_id}")
     waiting = note_page.locator(f".proposal-here[data-turn='{edit['id']}']")
     waiting.wait_for()
-    assert "Travel agent proposes changes to 1 block here" in waiting.text_content()
+    assert "Travel agent proposes 1 change to this note" in waiting.text_content()
     note_page.close()
 
     row.locator("a").click()

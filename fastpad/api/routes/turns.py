@@ -247,6 +247,24 @@ async def accept_some(request: Request, turn_id: TurnId, caller: Authenticated) 
     return await mutate_with(request, caller, body, execute)
 
 
+class RejectSomeIn(_Strict):
+    block_ids: list[Ulid] = Field(default_factory=list, description="the pending blocks to reject")
+    op_indexes: list[int] = Field(default_factory=list, description="the pending edge/calendar ops to reject")
+    idempotencyKey: IdempotencyKey | None = None
+
+
+@router.post("/v1/turns/{turn_id}/reject-some", summary="Reject some blocks (and ops); the rest stay pending "
+             "(a signed-in person)", responses=_DECISION_PROBLEMS)
+async def reject_some(request: Request, turn_id: TurnId, caller: Authenticated) -> Response:
+    body: RejectSomeIn = await _body(request, RejectSomeIn, required=True)
+
+    def execute() -> Response:
+        return json_response(_review(request).reject(caller.principal, turn_id, block_ids=body.block_ids,
+                                                     op_indexes=body.op_indexes).as_dict())
+
+    return await mutate_with(request, caller, body, execute)
+
+
 def _simple(action: str, method: str, summary: str) -> None:
     async def endpoint(request: Request, turn_id: TurnId, caller: Authenticated) -> Response:
         body: DecisionIn = await _body(request, DecisionIn, required=False) or DecisionIn()

@@ -37,6 +37,7 @@ export class EditorView {
     this.trigger = null; // {kind: "block" | "link" | "mention", blockId, start}
     this.fillRun = null; // the rendering of a long note's later groups, while it goes on
     this.readOnly = false;
+    this.annotate = null; // the page's marks on blocks (setAnnotations)
     this.undo = new UndoManager(model.doc, {
       mergeInterval: 600,
       maxUndoSteps: 500,
@@ -236,8 +237,27 @@ export class EditorView {
       element.appendChild(text);
     }
     this._setEditable(element);
+    this._annotate(element, block.id);
     this.rendered.set(block.id, { element, key: blockKey(block, previous) });
     return element;
+  }
+
+  // What the page shows on a block besides the block itself — a provenance mark in the margin,
+  // a proposal waiting on it — never part of the note: `annotate(id)` gives the elements for a
+  // block (fresh ones each call), and the editor keeps them on the block through re-renders and
+  // takes no keystroke, paste or drop from inside them.
+  setAnnotations(annotate) {
+    this.annotate = annotate;
+    for (const [id, { element }] of this.rendered) this._annotate(element, id);
+  }
+
+  _annotate(element, id) {
+    for (const old of element.querySelectorAll(":scope > .annotation")) old.remove();
+    for (const node of this.annotate?.(id) ?? []) {
+      node.classList.add("annotation");
+      node.contentEditable = "false";
+      element.appendChild(node);
+    }
   }
 
   // A trashed note is shown read-only: no caret in its text, its controls disabled. Blocks
@@ -293,7 +313,9 @@ export class EditorView {
   // -- where the person is ------------------------------------------------------------
 
   _blockOf(node) {
-    const element = node?.nodeType === Node.ELEMENT_NODE ? node.closest?.(".block") : node?.parentElement?.closest(".block");
+    const start = node?.nodeType === Node.ELEMENT_NODE ? node : node?.parentElement;
+    if (start?.closest?.(".annotation")) return null; // the page's, not the block's (see setAnnotations)
+    const element = start?.closest?.(".block");
     return element && this.root.contains(element) ? element : null;
   }
 

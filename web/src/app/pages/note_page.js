@@ -1,6 +1,8 @@
-// One note: its title, types and properties, the block editor, its backlinks (each with the
-// sentence that makes the link), archive / trash / restore, and publish / unpublish.
+// One note: its title, types and properties, the block editor, what agents propose for it and
+// which of its text no person ratified (note_review.js), its backlinks (each with the sentence
+// that makes the link), archive / trash / restore, and publish / unpublish.
 import { EditorView } from "../../editor/view.js";
+import { NoteReview } from "./note_review.js";
 import { NoteSync } from "../../sync/note_sync.js";
 import { explain } from "../explain.js";
 import { el, fill, idempotencyKey, link } from "../dom.js";
@@ -63,7 +65,7 @@ export class NotePage {
     this.sync?.stop();
     this.editor?.destroy();
     this.unlistenIndex?.();
-    this.unlistenProposals?.();
+    this.review?.close();
     window.removeEventListener("beforeunload", this._beforeUnload);
   }
 
@@ -98,16 +100,10 @@ export class NotePage {
     this._renderState();
     this._loadBacklinks();
     this._loadPublication();
-    this._renderWaiting();
-    this.unlistenProposals = app.proposals.listen(() => this._renderWaiting());
-  }
-
-  // What agents proposed for this note and waits for this person, each a link to its review.
-  _renderWaiting() {
-    const turns = this.app.proposals.items.filter((turn) => turn.note_id === this.noteId);
-    fill(this.waiting, ...turns.map((turn) => el("p", { class: "proposal-here", dataset: { turn: turn.id } },
-      `${turn.author.name ?? "An agent"} proposes changes to ${turn.pending_block_ids.length} block${turn.pending_block_ids.length === 1 ? "" : "s"} here. `,
-      el("a", { href: `/review/${turn.id}` }, "Review them"))));
+    this.review = new NoteReview(app, this.noteId, this.waiting, this.editor);
+    // A link to one block (a proposal's source, say): that block, in view, with the caret in it.
+    const linked = decodeURIComponent(location.hash.slice(1));
+    if (linked && this.model.has(linked)) this.editor.focusBlock(linked, 0);
   }
 
   // The title on screen, in the top bar and in the sidebar's summary of this note.
@@ -127,6 +123,7 @@ export class NotePage {
       this._renderMeta();
     }
     this._loadBacklinks();
+    this.review.reloadSoon();
   }
 
   _renderMeta() {
@@ -241,6 +238,8 @@ export class NotePage {
   }
 
   _status(status) {
+    // A saved edit may have met a waiting proposal (now a merge) or rewritten an agent's block.
+    if (status.state === "saved" && this.review?.shows) this.review.reloadSoon();
     const hint = [HINTS[status.state], !status.persistent && status.unsent ? VOLATILE : ""].filter(Boolean).join(" ");
     this.app.setStatus({ state: status.state, label: status.label || "", hint });
   }
