@@ -154,6 +154,13 @@ class PeopleService:
             return [PersonInfo(p.id, p.email, p.display_name, role, workspace_id, p.created_at)
                     for p, role in tx.members()]
 
+    def members_seen_by(self, principal: Principal) -> list[PersonInfo]:
+        """The workspace's members, for a person choosing one (a person property). Never for an
+        agent: it has no use for the workspace's email addresses."""
+        if not principal.is_person:
+            raise PolicyDenied(detail="only a person lists the workspace's members", extra={"reason": "person_only"})
+        return self.members(principal.workspace_id)
+
     def workspaces(self, person_id: str) -> list[dict[str, str]]:
         """The workspaces a person belongs to (for a switcher)."""
         return [{"id": w.id, "name": w.name, "role": role} for w, role in self.store.memberships(person_id)]

@@ -138,6 +138,8 @@ ROUTES: dict[str, Route] = {
     "GET /n/{note_id}": Route(PUBLIC, NOTE, get("/n/{note_id}"), answer=NOT_FOUND),
     "GET /v1/public/notes/{note_id}": Route(PUBLIC, NOTE, get("/v1/public/notes/{note_id}"), answer=NOT_FOUND),
 
+    "GET /v1/members": Route(READ, request=get("/v1/members"), person_only=PERSON,
+                             exceptions={NAMED_ELSEWHERE: ANSWERS}),
     "GET /v1/agents": Route(READ, request=get("/v1/agents"), person_only=PERSON,
                             # Naming another workspace answers its nothing before the directory is asked.
                             exceptions={NAMED_ELSEWHERE: ANSWERS}),

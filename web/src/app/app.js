@@ -11,6 +11,7 @@ import { importPage } from "./pages/imports.js";
 import { listPage } from "./pages/lists.js";
 import { NotePage } from "./pages/note_page.js";
 import { searchPage } from "./pages/search.js";
+import { typesPage } from "./pages/types.js";
 import { Palette } from "./palette.js";
 import { WaitingProposals } from "./proposals.js";
 
@@ -21,6 +22,7 @@ const ROUTES = [
   [/^\/inbox$/, () => ({ kind: "list", list: "inbox" })],
   [/^\/archive$/, () => ({ kind: "list", list: "archive" })],
   [/^\/trash$/, () => ({ kind: "list", list: "trash" })],
+  [/^\/types$/, () => ({ kind: "types" })],
   [/^\/types\/([^/]+)$/, (match) => ({ kind: "list", list: "type", type: decodeURIComponent(match[1]) })],
   [/^\/search$/, () => ({ kind: "search", query: new URLSearchParams(location.search).get("q") ?? "" })],
   [/^\/import$/, () => ({ kind: "import" })],
@@ -96,6 +98,7 @@ class App {
       el(
         "div",
         { class: "sidebar-foot" },
+        el("a", { href: "/types", dataset: { link: "" } }, "Types"),
         el("a", { href: "/import", dataset: { link: "" } }, "Import"),
         el("a", { href: "/agent-activity" }, "Review & agent activity"),
         el("a", { href: "/settings/tokens" }, "Agents & tokens"),
@@ -192,6 +195,8 @@ class App {
       this.page = searchPage(this, target.query);
     } else if (target.kind === "import") {
       this.page = importPage(this);
+    } else if (target.kind === "types") {
+      this.page = typesPage(this);
     } else {
       this.show("Not found", el("p", {}, "There is no page here. ", link("/", "Go home")));
     }

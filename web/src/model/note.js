@@ -12,7 +12,7 @@
 // one undo step and one update on the wire.
 import { LoroDoc, LoroMap, LoroText } from "loro-crdt/web";
 import { BLOCK_TYPES, normalizeAttrs, readBlock } from "./blocks.js";
-import { frontierToString } from "./frontier.js";
+import { frontierFromString, frontierToString } from "./frontier.js";
 import { isUlid, newId } from "./ulid.js";
 
 export class NoteModel {
@@ -91,6 +91,17 @@ export class NoteModel {
     const index = this._positions.get(id);
     if (index === undefined) throw new Error(`the note has no block ${id}`);
     return index;
+  }
+
+  // Whether this document holds every op of `frontier` (the wire form): a server's answer
+  // naming a version this device has not pulled yet is newer than what it shows.
+  holds(frontier) {
+    try {
+      this.doc.frontiersToVV(frontierFromString(frontier));
+      return true;
+    } catch {
+      return false; // Loro: "Frontiers not found"
+    }
   }
 
   has(id) {

@@ -42,12 +42,13 @@ export class Api {
     return url;
   }
 
-  // `json` is sent as JSON; `bytes` (an ArrayBuffer or Blob: a part of an archive) as they are.
-  _init(method, { json, bytes, accept = "application/json", signal } = {}) {
+  // `json` is sent as JSON; `bytes` (an ArrayBuffer or Blob: a part of an archive, a file) as
+  // they are, as `contentType`.
+  _init(method, { json, bytes, contentType = "application/octet-stream", accept = "application/json", signal } = {}) {
     const headers = { accept };
     if (method !== "GET") headers["x-csrf-token"] = this.csrfToken;
     if (json !== undefined) headers["content-type"] = "application/json";
-    if (bytes !== undefined) headers["content-type"] = "application/octet-stream";
+    if (bytes !== undefined) headers["content-type"] = contentType;
     const body = json !== undefined ? JSON.stringify(json) : bytes;
     return { method, headers, body, credentials: "same-origin", cache: "no-store", signal };
   }
@@ -65,13 +66,13 @@ export class Api {
     }
   }
 
-  async _send(method, path, { json, bytes, query, accept = "application/json", signal } = {}) {
+  async _send(method, path, { json, bytes, contentType, query, accept = "application/json", signal } = {}) {
     const url = this._url(path, query);
     const early = method === "GET" ? this.early.get(url.href) : undefined;
     this.early.delete(url.href);
     let response;
     try {
-      response = await (early ?? fetch(url, this._init(method, { json, bytes, accept, signal })));
+      response = await (early ?? fetch(url, this._init(method, { json, bytes, contentType, accept, signal })));
     } catch (error) {
       if (error?.name === "AbortError") throw error;
       throw new ApiError({ detail: "The server could not be reached." });

@@ -14,12 +14,16 @@ export function listPage(app, target) {
   const spec = target.list === "type"
     ? { title: `#${target.type}`, empty: `No notes of type ${target.type}.`, notes: (index) => index.ofType(target.type) }
     : LISTS[target.list];
+  const selected = new Set(); // note ids ticked for a bulk change (lists of notes one can type)
+  const selectable = target.list === "recent" || target.list === "type";
   const render = () => {
     const notes = spec.notes(app.index);
     const rows = notes.map((note) =>
       el(
         "li",
         { class: "note-row" },
+        selectable ? el("input", { type: "checkbox", "aria-label": `Select ${note.title || "Untitled"}`, checked: selected.has(note.id),
+          onchange: (event) => { event.target.checked ? selected.add(note.id) : selected.delete(note.id); render(); } }) : null,
         link(`/notes/${note.id}`, el("span", { class: "title" }, note.title || "Untitled")),
         el("span", { class: "types" }, note.types.map((type) => `#${type}`).join(" ")),
         el("time", { datetime: note.updated_at }, when(note.updated_at)),
@@ -29,6 +33,7 @@ export function listPage(app, target) {
     app.show(spec.title, el("section", { class: "list" }, el("h1", {}, spec.title),
       target.list === "inbox" ? proposalsSection(app) : null,
       target.list === "inbox" ? el("h2", {}, "Captured") : null,
+      selected.size ? bulkBar(app, selected, render) : null,
       rows.length ? el("ul", { class: "notes" }, rows) : el("p", { class: "quiet" }, spec.empty)));
   };
   render();
@@ -62,4 +67,32 @@ async function restore(app, note) {
   } catch (error) {
     app.flash(explain(error, "The note could not be restored"));
   }
+}
+
+// Applies one type to every selected note at once (POST /v1/notes/types:bulk): each note
+// succeeds or fails on its own, and the person is told how many of each.
+function bulkBar(app, selected, render) {
+  const types = app.index.types().map(([type]) => type).filter((type) => type !== "Inbox");
+  const choose = el("input", { list: "bulk-types", "aria-label": "Type to apply", placeholder: "Type name" });
+  const apply = async () => {
+    const type = choose.value.trim();
+    if (!type) return;
+    try {
+      const result = await app.api.json("POST", "/v1/notes/types:bulk", { json: {
+        items: [...selected].map((noteId) => ({ note_id: noteId, add: [type] })), idempotencyKey: idempotencyKey() } });
+      for (const item of result.results) if (item.ok) app.index.put({ id: item.note.note_id, types: item.note.types });
+      const failed = result.results.find((item) => !item.ok);
+      app.flash(`#${type} applied to ${result.succeeded} note${result.succeeded === 1 ? "" : "s"}` +
+        (result.failed ? `; ${result.failed} not: ${failed.error.detail}` : "."));
+      selected.clear();
+    } catch (error) {
+      app.flash(explain(error, `#${type} could not be applied`));
+    }
+    render();
+  };
+  return el("div", { class: "bulk-bar", role: "region", "aria-label": "Change the selected notes" },
+    el("span", {}, `${selected.size} selected`), choose,
+    el("datalist", { id: "bulk-types" }, types.map((type) => el("option", { value: type }))),
+    el("button", { type: "button", class: "primary", onclick: apply }, "Apply type"),
+    el("button", { type: "button", onclick: () => { selected.clear(); render(); } }, "Clear"));
 }

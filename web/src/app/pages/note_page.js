@@ -2,6 +2,7 @@
 // which of its text no person ratified (note_review.js), its backlinks (each with the sentence
 // that makes the link), archive / trash / restore, and publish / unpublish.
 import { EditorView } from "../../editor/view.js";
+import { NoteProperties } from "./note_properties.js";
 import { NoteReview } from "./note_review.js";
 import { NoteSync } from "../../sync/note_sync.js";
 import { explain } from "../explain.js";
@@ -127,15 +128,8 @@ export class NotePage {
   }
 
   _renderMeta() {
-    const meta = this.model.meta.toJSON();
-    const types = Array.isArray(meta.types) ? meta.types : [];
-    const properties = meta.properties && typeof meta.properties === "object" ? Object.entries(meta.properties) : [];
-    fill(this.meta,
-      types.length ? el("ul", { class: "chips", "aria-label": "Types" }, types.map((type) => el("li", {}, link(`/types/${encodeURIComponent(type)}`, `#${type}`)))) : null,
-      properties.length
-        ? el("dl", { class: "properties" }, properties.flatMap(([key, value]) => [el("dt", {}, key), el("dd", {}, formatValue(value))]))
-        : null,
-    );
+    this.properties ??= new NoteProperties(this.app, this.noteId, this.meta, this.model);
+    this.properties.render();
   }
 
   _summary() {
@@ -243,12 +237,4 @@ export class NotePage {
     const hint = [HINTS[status.state], !status.persistent && status.unsent ? VOLATILE : ""].filter(Boolean).join(" ");
     this.app.setStatus({ state: status.state, label: status.label || "", hint });
   }
-}
-
-function formatValue(value) {
-  if (Array.isArray(value)) return value.join(", ");
-  if (value === true) return "yes";
-  if (value === false) return "no";
-  if (value === null || value === undefined) return "—";
-  return typeof value === "object" ? JSON.stringify(value) : String(value);
 }
