@@ -171,3 +171,35 @@ def test_agent_activity_reverts_an_auto_applied_turn(device: Any, web_server: Se
     expect(page.locator(f'a[href="/review/{turn["turn_id"]}"]')).to_have_count(0)
     assert [b["text"] for b in server_blocks(api, note_id)] == ["Keep this."]
     assert api.get(f"/v1/turns/{turn['turn_id']}").json()["status"] == "reverted"
+
+
+def test_a_placeholder_copied_into_a_note_is_expanded_in_place_by_its_owner(device: Any, web_server: Server,  # noqa: F811
+                                                                            api: httpx.Client) -> None:  # noqa: F811
+    secret = "AKIA" + "ZXCVBNMASDFGHJKL"
+    note_id = create_note(api, f"The deploy key is {secret} for now.\n", title="Keys")
+
+    async def read(agent: Agent) -> str:
+        return (await agent.read(note_id))["markdown"]
+
+    shown = as_agent(web_server, agent_token(web_server, "Tidy agent"), read)
+    assert secret not in shown
+    start = shown.index("[redacted:")
+    placeholder = shown[start:shown.index("]", start) + 1]
+    # The person pastes the agent's answer, placeholder and all, into the note.
+    page = open_note_page(device, web_server, note_id)
+    page.locator(".editor .block .text").first.click()
+    page.keyboard.press("End")
+    page.keyboard.press("Enter")
+    page.keyboard.type(f"The agent says: rotate {placeholder} before Friday.")
+    wait_saved(page)
+    page.reload()
+    reveal = page.locator(".editor .block .reveal")
+    before = api.get("/v1/changes", params={"start": "latest"}).json()["next_cursor"]
+    reveal.get_by_role("button", name="Show the secret").click()
+    expect(reveal.locator(".revealed")).to_have_text(secret)
+    screenshot(page, "placeholder-revealed")
+    reveal.get_by_role("button", name="Hide it").click()
+    expect(reveal.locator(".revealed")).to_have_count(0)
+    after = api.get("/v1/changes", params={"cursor": before}).json()["items"]
+    kinds = [c["kind"] for c in after if c["note_id"] == note_id]
+    assert kinds.count("secret_revealed") == 1  # the one expansion, logged

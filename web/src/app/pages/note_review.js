@@ -10,10 +10,16 @@
 // Provenance: GET /v1/notes/{id}/provenance lists the blocks an agent wrote that no person
 // accepted, and text from outside; each carries a quiet mark, with who and when on hover,
 // and marking it reviewed is one click on the mark.
+//
+// Redaction placeholders: an agent is shown a secret as [redacted:rule:fingerprint] (and may
+// never write one back). Text a person copied from an agent's answer can carry one; on a block
+// that holds one, the owner can expand it in place (POST /v1/notes/{id}/placeholders/reveal: a
+// person's alone, and logged); the value is shown beside it, never written into the note.
 import { el, fill, idempotencyKey, when } from "../dom.js";
 import { explain } from "../explain.js";
 
 const RELOAD_AFTER_MS = 300; // gathers the burst of feed events one decision makes
+const PLACEHOLDER = /\[redacted:[a-z0-9-]+:[0-9a-f]{6}\]/g; // fastpad/outbound/secrets.py PLACEHOLDER_RE
 
 export class NoteReview {
   // host: where the note's proposal summary goes; editor: the EditorView the cards go into.
@@ -21,6 +27,7 @@ export class NoteReview {
     Object.assign(this, { app, noteId, host, editor });
     this.reviews = []; // GET /v1/turns/{id}/diff of each turn waiting on this note
     this.marked = new Map(); // block id → its provenance entry
+    this.revealed = new Map(); // placeholder → the secret it stands for, while the owner shows it
     this.busy = false;
     this.unlisten = app.proposals.listen(() => this.reloadSoon());
     editor.setAnnotations((id) => this._annotations(id));
@@ -98,6 +105,8 @@ export class NoteReview {
     const nodes = [];
     const mark = this.marked.get(id);
     if (mark) nodes.push(this._mark(mark));
+    const placeholders = this.editor.model.block(id).text.match(PLACEHOLDER);
+    if (placeholders) nodes.push(this._reveals(placeholders));
     for (const review of this.reviews) {
       for (const diff of review.turn.diffs) {
         if (diff.state === "pending" && this._anchor(review.turn, diff) === id) nodes.push(this._card(review, diff));
@@ -163,6 +172,36 @@ export class NoteReview {
     }
     await this.app.proposals.load(true);
     this.reload();
+  }
+
+  // -- redaction placeholders ---------------------------------------------------------
+
+  // One "Show" per placeholder; the value appears beside it until hidden again (kept across
+  // the re-renders a change to the note brings).
+  _reveals(placeholders) {
+    return el("div", { class: "reveals" }, [...new Set(placeholders)].map((placeholder) => {
+      const row = el("p", { class: "reveal" });
+      const draw = () => {
+        const value = this.revealed.get(placeholder);
+        fill(row, el("span", { class: "quiet" }, `${placeholder} is a secret agents never see. `),
+          el("button", { type: "button", class: "link", onclick: () => (value === undefined ? show() : hide()) }, value === undefined ? "Show the secret" : "Hide it"),
+          value === undefined ? null : [" ", el("code", { class: "revealed" }, value)]);
+      };
+      const show = async () => {
+        try {
+          this.revealed.set(placeholder, (await this.app.api.json("POST", `/v1/notes/${this.noteId}/placeholders/reveal`, { json: { placeholder } })).value);
+        } catch (error) {
+          this.app.flash(explain(error, "The secret could not be shown"));
+        }
+        this._render();
+      };
+      const hide = () => {
+        this.revealed.delete(placeholder);
+        this._render();
+      };
+      draw();
+      return row;
+    }));
   }
 
   // -- provenance in the margin -----------------------------------------------------------
