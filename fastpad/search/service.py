@@ -44,7 +44,7 @@ MAX_LIMIT = 100
 # fewer recency candidates, a smaller fusion).
 MIN_DEPTH = 50
 MAX_ANCHORS = 8
-# How many matching blocks a hidden-match count reads per side (see _hidden): a few milliseconds.
+# How many matching blocks a hidden-match count reads for each reason (see _hidden).
 HIDDEN_SCAN = 500
 SNIPPET_CHARS = 200
 
@@ -168,7 +168,8 @@ class SearchService:
             mask = None if principal.is_person or self.redaction_key is None else self._masker()
             parsed = parse_query(text)
             hits = _render(tx, fused, flt, parsed, mask)
-            # A full page hides nothing it could have shown; a short one says what the filter kept back.
+            # A short page (an empty one above all) is where a kept-out match reads as "nothing found":
+            # it says what the filter kept back. A full page skips those reads.
             hidden = _hidden(tx, parsed, flt, principal, at) if len(hits) < limit else ()
         return SearchResults(
             query=text, query_kind=fused.query_kind, floor=at.value, weights=fused.weights, hits=tuple(hits),
