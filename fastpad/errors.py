@@ -151,3 +151,11 @@ class InvalidGrant(FastpadError):
 class ProviderNotConfigured(FastpadError):
     # 503: the deployment has no model provider yet; nothing about the request is wrong.
     slug, title, status = "provider-not-configured", "No model provider is configured", 503
+
+
+def missing_extra(extra: str, what: str, *, field: str) -> ValidationFailed:
+    """A feature whose optional dependencies are not installed: which extra brings them."""
+    install = f"pip install 'fastpad[{extra}]'"
+    return ValidationFailed(detail=f"{what} needs the {extra} extra, which is not installed: {install}",
+                            field_errors=[FieldError(field, "missing_extra", f"install fastpad[{extra}]")],
+                            extra={"missing_extra": extra}, next_call=install)

@@ -43,6 +43,7 @@ COMMANDS: dict[str, str] = {
     "init": "fastpad.cli.commands.init:init",
     "serve": "fastpad.cli.commands.serve:serve",
     "token": "fastpad.cli.commands.token:token",
+    "user": "fastpad.cli.commands.user:user",
     "purge": "fastpad.cli.commands.purge:purge",
     "demo": "fastpad.cli.commands.demo:demo",
 }

@@ -35,7 +35,7 @@ from fastpad.importers.ledger import LedgerRow
 from fastpad.importers.plan import AttachmentDraft, NoteDraft, Plan, digest
 from fastpad.importers.resolve import PathIndex
 from fastpad.knowledge.schema import NAME
-from fastpad.notes.blocks import HEADING
+from fastpad.notes.blocks import heading_title
 from fastpad.errors import ValidationFailed
 
 OBSIDIAN, MARKDOWN = "obsidian", "markdown"
@@ -124,7 +124,7 @@ def _note(archive: Archive, entry: Entry, kind: str, flavor: str) -> NoteDraft |
     except (NotACanvas, ValidationFailed) as exc:
         return LedgerRow(entry.path, kind, lg.SKIPPED, lg.PARSE_ERROR, str(exc))
     stem = _stem(entry.name)
-    title = stem if flavor == OBSIDIAN else meta.title or _first_heading(blocks) or stem
+    title = stem if flavor == OBSIDIAN else meta.title or heading_title(blocks) or stem
     types, properties = tags_as_types(meta.types, meta.properties)
     folder = entry.path.rsplit("/", 1)[0] if "/" in entry.path else ""
     return NoteDraft(entry.path, kind, item_digest, title, blocks, types, properties, detail=remark,
@@ -161,7 +161,3 @@ def _strings(value: Any, *, split: bool = False) -> list[str]:
 
 def _stem(name: str) -> str:
     return name.rsplit(".", 1)[0] if "." in name.lstrip(".") else name
-
-
-def _first_heading(blocks: list) -> str:
-    return next((b.text.strip() for b in blocks if b.type == HEADING and b.attrs.get("level") == 1), "")

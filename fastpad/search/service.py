@@ -22,11 +22,12 @@ from datetime import datetime
 from typing import Any
 
 from fastpad.errors import FieldError, ValidationFailed
+from fastpad.knowledge.hidden import Hidden, archived, below_floor, outside_note_set
 from fastpad.knowledge.trust import TrustFloor, admits, floor_for
 from fastpad.outbound.secrets import find_secrets, redact
 from fastpad.search.fusion import DENSE, GRAPH, LEXICAL, RECENCY, STRATEGIES, FusedHit
 from fastpad.search.hybrid import NO_PROVIDER, DenseStrategy, FusedResults, Strategy, hybrid_search
-from fastpad.search.query import ParsedQuery, matched_terms, parse_query
+from fastpad.search.query import ParsedQuery, lexical_match, matched_terms, parse_query
 from fastpad.search.strategies import GraphStrategy, LexicalStrategy, RecencyStrategy
 from fastpad.search.vectors import StoredVectors
 from fastpad.security.principals import Principal
@@ -43,6 +44,8 @@ MAX_LIMIT = 100
 # fewer recency candidates, a smaller fusion).
 MIN_DEPTH = 50
 MAX_ANCHORS = 8
+# How many matching blocks a hidden-match count reads for each reason (see _hidden).
+HIDDEN_SCAN = 500
 SNIPPET_CHARS = 200
 
 
@@ -83,12 +86,13 @@ class SearchResults:
     unavailable: dict[str, str]  # strategy -> why it did not take part
     timings_ms: dict[str, float]
     ranked: dict[str, list[str]] = field(default_factory=dict)  # each strategy's own note order (benchmarks)
+    hidden: tuple[Hidden, ...] = ()  # matches left out, per reason, on a page that came back short
 
     def as_dict(self) -> dict[str, Any]:
         return {
             "query": self.query, "query_kind": self.query_kind, "floor": self.floor, "weights": self.weights,
             "hits": [hit.as_dict() for hit in self.hits], "unavailable": self.unavailable,
-            "timings_ms": self.timings_ms,
+            "hidden": [h.as_dict() for h in self.hidden], "timings_ms": self.timings_ms,
         }
 
 
@@ -162,12 +166,17 @@ class SearchService:
                 context={"tx": tx, "filter": flt, "principal": principal, "now": self.clock()},
             )
             mask = None if principal.is_person or self.redaction_key is None else self._masker()
-            hits = _render(tx, fused, flt, parse_query(text), mask)
+            parsed = parse_query(text)
+            hits = _render(tx, fused, flt, parsed, mask)
+            # A short page (an empty one above all) is where a kept-out match reads as "nothing found":
+            # it says what the filter kept back. A full page skips those reads.
+            hidden = _hidden(tx, parsed, flt, principal, at) if len(hits) < limit else ()
         return SearchResults(
             query=text, query_kind=fused.query_kind, floor=at.value, weights=fused.weights, hits=tuple(hits),
             unavailable={k: v for k, v in fused.unavailable.items() if k in names},
             timings_ms=fused.timings_ms,
             ranked={name: [h.note_id for h in found] for name, found in fused.strategies.items()},
+            hidden=hidden,
         )
 
 
@@ -225,6 +234,40 @@ def _check_strategies(strategies: Iterable[str] | None) -> list[str]:
 
 
 # ---------------------------------------------------------------------- supersession
+
+
+def _hidden(tx: WorkspaceTx, parsed: ParsedQuery, flt: SearchFilter, principal: Principal,
+            at: TrustFloor) -> tuple[Hidden, ...]:
+    """Per reason the caller's filter applies — its trust floor, archived notes, its note set — the
+    notes whose blocks match the query's words with only that restriction lifted, less those that
+    match with it: counted, never shown. The text index decides (the strategy every word goes
+    through), reading at most ``HIDDEN_SCAN`` blocks per reason; a count that reached it is a
+    lower bound."""
+    match = lexical_match(parsed, tx.search_index.backend)
+    if not match or flt.sees_nothing:
+        return ()
+
+    def matching(candidate: SearchFilter) -> tuple[set[str], bool]:
+        blocks = tx.search_index.lexical_blocks(match, candidate, limit=HIDDEN_SCAN)
+        return {b.note_id for b in blocks}, len(blocks) == HIDDEN_SCAN
+
+    relaxed: list[tuple[SearchFilter, Callable[..., Hidden]]] = []
+    if flt.allowed_provenance is not None:
+        relaxed.append((replace(flt, allowed_provenance=None), lambda n, **kw: below_floor(n, "notes", at, **kw)))
+    if not flt.include_archived:
+        relaxed.append((replace(flt, include_archived=True), archived))
+    if flt.note_ids is not None and not principal.elsewhere:  # never count another workspace's notes
+        relaxed.append((replace(flt, note_ids=None), lambda n, **kw: outside_note_set(n, "notes", **kw)))
+    hidden = []
+    for candidate, explain in relaxed:
+        found, cut = matching(candidate)
+        if not found:
+            continue
+        among = frozenset(found) if flt.note_ids is None else flt.note_ids & found
+        shown, _ = matching(replace(flt, note_ids=among))  # which of them the caller's own filter admits
+        if found - shown:
+            hidden.append(explain(len(found - shown), at_least=cut))
+    return tuple(hidden)
 
 
 def _successors(tx: WorkspaceTx, principal: Principal, note_ids: Sequence[str]) -> dict[str, str]:

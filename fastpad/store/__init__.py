@@ -14,7 +14,10 @@ build an old database and upgrade it).
 
 from __future__ import annotations
 
+import importlib.util
 from pathlib import Path
+
+from fastpad.errors import missing_extra
 
 from fastpad.store.base import Store, WorkspaceTx, migrations, utcnow
 from fastpad.store.records import (
@@ -47,6 +50,8 @@ def sqlite_url(path: str | Path) -> str:
 
 def open_store(url: str, *, migrate_to: int | None = None, pool_size: int = 8) -> Store:
     if url.startswith(("postgresql://", "postgres://")):
+        if importlib.util.find_spec("psycopg") is None or importlib.util.find_spec("psycopg_pool") is None:
+            raise missing_extra("postgres", "a PostgreSQL database", field="database_url")
         from fastpad.store.postgres import PostgresStore
 
         return PostgresStore(url, migrate_to=migrate_to, pool_size=pool_size)

@@ -46,8 +46,11 @@ def signin_page(csrf: str, next_path: str, *, error: str | None = None, email: s
         '<input type="hidden" name="next" value="{next}">'
         '<p><label>Email <input type="email" name="email" value="{email}" required autocomplete="username"></label></p>'
         '<p><label>Password <input type="password" name="password" required autocomplete="current-password">'
-        '</label></p><p><button type="submit">Sign in</button></p></form>',
+        '</label></p><p><button type="submit">Sign in</button></p></form>'
+        '<p class="hint">Forgot your password? Whoever runs this server sets a new one with '
+        '<code>fp user set-password --data-dir DATA_DIR {email_or_yours}</code>.</p>',
         error=_message(error), csrf=_csrf_field(csrf), next=next_path, email=email,
+        email_or_yours=email or "YOUR_EMAIL",
     )
     return layout("Sign in", body)
 

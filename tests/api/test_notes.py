@@ -57,6 +57,31 @@ def test_markdown_create_and_get_round_trip(owner):
     assert len(again["reassigned_block_ids"]) == len(note["blocks"]) and again_text == got.text
 
 
+def test_a_note_without_a_frontmatter_title_takes_its_first_level_one_heading(owner, server):
+    text = "Intro line.\n\n## Not this one\n\n# The real title\n\nBody.\n"
+    as_markdown = owner.post("/v1/notes", content=text.encode(), headers={"content-type": "text/markdown"}).json()
+    as_json = owner.post("/v1/notes", json={"markdown": text}).json()
+    as_blocks = owner.post("/v1/notes", json={"blocks": [
+        {"type": "heading", "text": " From blocks ", "attrs": {"level": 1}}, {"type": "paragraph", "text": "x"}]}).json()
+    assert (as_markdown["title"], as_json["title"], as_blocks["title"]) == ("The real title", "The real title",
+                                                                            "From blocks")
+    # The heading stays a block: the title is added to the note, nothing is taken from its text.
+    assert [b["text"] for b in as_markdown["blocks"]] == ["Intro line.", "Not this one", "The real title", "Body."]
+    named = owner.post("/v1/notes", json={"title": "Given", "markdown": "# Heading\n"}).json()
+    front = owner.post("/v1/notes", json={"markdown": "---\ntitle: Front\n---\n\n# Heading\n"}).json()
+    lower = owner.post("/v1/notes", json={"markdown": "## Section only\n"}).json()
+    assert (named["title"], front["title"], lower["title"]) == ("Given", "Front", "")
+    # Its canonical Markdown is still a fixed point: read back, it names the same title and blocks.
+    got = owner.get(f"/v1/notes/{as_markdown['id']}", headers={"accept": "text/markdown"}).text
+    parsed = parse_markdown(got)
+    assert parsed.meta.title == "The real title" and got.startswith("---\ntitle: The real title\n---\n")
+    again = owner.post("/v1/notes", content=got.encode(), headers={"content-type": "text/markdown"}).json()
+    again_text = owner.get(f"/v1/notes/{again['id']}", headers={"accept": "text/markdown"}).text
+    for old_id, fresh_id in again["reassigned_block_ids"].items():
+        again_text = again_text.replace(fresh_id, old_id)
+    assert again_text == got
+
+
 def test_list_is_keyset_paginated(owner):
     made = {owner.post("/v1/notes", json={"title": f"page {i}"}).json()["id"] for i in range(3)}
     seen: list[str] = []

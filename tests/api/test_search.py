@@ -61,3 +61,48 @@ def test_bad_search_requests_are_problems(server):
                        server.base_url)
     with server.client(server.token("reader")) as client:  # notes:read only
         assert_problem(client.get("/v1/search", params={"q": "x"}), 403, "insufficient-scope", server.base_url)
+
+
+def test_a_short_page_counts_what_the_floor_archive_and_note_set_kept_out_and_never_shows_it(owner, server):
+    term = word()
+    private = {name: word() for name in ("unreviewed", "shelved", "outside")}  # each note's own words
+    writer = server.mint("notes:write,notes:read", "--auto-apply", "--label", "tests: hidden writer")["token"]
+    with server.client(writer) as client:
+        unreviewed = client.post("/v1/notes", json={"title": f"Draft {private['unreviewed']}",
+                                                    "markdown": f"{term} {private['unreviewed']}\n"}).json()["id"]
+    visible = owner.post("/v1/notes", json={"title": "Visible", "markdown": f"{term} in plain sight\n"}).json()["id"]
+    shelved, outside = (owner.post("/v1/notes", json={"title": f"Note {private[name]}",
+                                                      "markdown": f"{term} {private[name]}\n"}).json()["id"]
+                        for name in ("shelved", "outside"))
+    assert owner.post(f"/v1/notes/{shelved}/archive").status_code == 200
+    ids = {"unreviewed": unreviewed, "shelved": shelved, "outside": outside}
+    whole = server.mint("search:read", "--label", "tests: hidden whole")["token"]
+    scoped = server.mint("search:read", "--notes", f"{visible},{unreviewed}", "--label", "tests: hidden scoped")["token"]
+
+    def hidden_by(token: str, **params: str) -> tuple[set[str], dict]:
+        with server.client(token) as client:
+            response = client.get("/v1/search", params={"q": term, "strategies": "lexical", **params})
+        body = response.json()
+        found = {h["note_id"] for h in body["hits"]}
+        for name, note_id in ids.items():
+            if note_id not in found:  # counted, perhaps, but neither its id nor a word of it is in the answer
+                assert note_id not in response.text and private[name] not in response.text, name
+        return found, {h["reason"]: (h["count"], h["unit"], h["show_with"]) for h in body["hidden"]}
+
+    # Each reason alone: a note both archived and outside the note set counts for neither.
+    found, hidden = hidden_by(whole)
+    assert found == {visible, outside}
+    assert hidden == {"trust_floor": (1, "notes", {"floor": "all"}), "archived": (1, "notes", {"include_archived": True})}
+    found, hidden = hidden_by(scoped)
+    assert found == {visible}
+    assert hidden == {"trust_floor": (1, "notes", {"floor": "all"}), "scope": (1, "notes", None)}
+    # The parameters it names show what it counted, and then nothing is hidden for that reason.
+    found, hidden = hidden_by(whole, floor="all", include_archived="true")
+    assert found == {visible, outside, unreviewed, shelved} and hidden == {}
+    # A person reads at the lowest floor already: only the archive is held back.
+    with server.client(server.mint("search:read", "--person", server.owner_email)["token"]) as person:
+        mine = person.get("/v1/search", params={"q": term, "strategies": "lexical"}).json()
+        assert [(h["reason"], h["count"]) for h in mine["hidden"]] == [("archived", 1)]
+        # A full page explains nothing: what it hid it could not have shown.
+        full = person.get("/v1/search", params={"q": term, "strategies": "lexical", "limit": 1}).json()
+        assert len(full["hits"]) == 1 and full["hidden"] == []

@@ -21,7 +21,7 @@ EXIT_CODES = {
     8: "policy denied, including every attempt to approve a proposal",
 }
 SPEC_COMMANDS = {"capture", "add", "ask", "query", "watch", "turns", "diff", "turn-abandon", "accept", "pull", "push",
-                 "mcp", "agents", "commands", "login", "init", "serve", "token", "demo", "import"}
+                 "mcp", "agents", "commands", "login", "init", "serve", "token", "user", "demo", "import"}
 GLOBAL_FLAGS = {"--json", "--ndjson", "--quiet", "--dry-run", "--profile", "--timeout"}
 NO_SUCH_TURN = "01ARZ3NDEKTSV4RRFFQ69G5FAV"
 BAD_TOKEN = "fpk_live_" + "A" * 43

@@ -112,6 +112,22 @@ def test_a_new_file_becomes_a_note_and_gets_its_canonical_name(fp, cli_server, p
     assert path.read_text() == _server_markdown(cli_server, person["FASTPAD_TOKEN"], created["note_id"])
 
 
+def test_a_new_file_without_a_frontmatter_title_is_named_by_its_heading_then_its_file(fp, cli_server, person,
+                                                                                         tmp_path):
+    mirror = tmp_path / "notes"
+    fp.json("pull", str(mirror), env=person)
+    (mirror / "scratch.md").write_text("# Weekly review\n\nWhat went well.\n")
+    (mirror / "loose-thought.md").write_text("No heading here.\n")
+    planned = {f["file"]: f["title"] for f in fp.json("push", str(mirror), "--dry-run", env=person)["files"]}
+    assert planned == {"scratch.md": "Weekly review", "loose-thought.md": "loose-thought"}
+    pushed = fp.json("push", str(mirror), env=person)["pushed"]
+    names = sorted(p["file"].rsplit("-", 1)[0] for p in pushed)
+    assert names == ["loose-thought", "weekly-review"], "renamed by their titles, not untitled-<id>.md"
+    (review,) = [p for p in pushed if p["file"].startswith("weekly-review-")]
+    assert _file_of(mirror, review["note_id"]).read_text() == _server_markdown(
+        cli_server, person["FASTPAD_TOKEN"], review["note_id"])
+
+
 def test_an_agents_new_file_becomes_a_proposal_not_a_note(fp, cli_server, tmp_path):
     agent = {"FASTPAD_URL": cli_server.base_url,
              "FASTPAD_TOKEN": cli_server.mint("notes:read,notes:write,export", "--label", "tests: cli agent")}

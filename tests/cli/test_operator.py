@@ -1,15 +1,13 @@
-"""The operator CLI as a subprocess: JSON output, the exit-code contract, and `fp demo` end to end."""
+"""The operator CLI as a subprocess: JSON output and the exit-code contract (`fp demo`: test_first_run.py)."""
 
 from __future__ import annotations
 
 import json
-import re
 import subprocess
 
-import httpx
 import pytest
 
-from tests.api.conftest import FP, free_port, run_fp, stop, wait_healthy
+from tests.api.conftest import FP, run_fp
 
 
 @pytest.fixture(scope="module")
@@ -69,31 +67,6 @@ def test_usage_errors_and_missing_deployments(tmp_path):
     assert codes.splitlines()[7].startswith("7\t") and "spooled" in codes
 
 
-def test_demo_prints_a_working_token_and_mcp_config(tmp_path):
-    port = free_port()
-    base_url = f"http://127.0.0.1:{port}"
-    log = tmp_path / "demo.out"
-    process = subprocess.Popen(
-        [FP, "demo", "--data-dir", str(tmp_path / "demo"), "--host", "127.0.0.1", "--port", str(port)],
-        stdout=log.open("w"), stderr=subprocess.STDOUT,
-    )
-    try:
-        wait_healthy(base_url, process, log)
-        output = log.read_text()
-        token = re.search(r"FASTPAD_TOKEN=(fpk_live_\w+)", output).group(1)
-        assert base_url in output
-        config = json.loads(output[output.index("{"): output.index("\n}\n") + 2])
-        assert config["mcpServers"]["fastpad"] == {"url": f"{base_url}/mcp",
-                                                   "headers": {"Authorization": f"Bearer {token}"}}
-        assert '"command": "fp"' in output and '"mcp"' in output
-        notes = httpx.get(f"{base_url}/v1/notes", headers={"authorization": f"Bearer {token}"})
-        assert notes.status_code == 200
-        titles = {item["title"] for item in notes.json()["items"]}
-        assert "Welcome to Fastpad" in titles and len(titles) == 3
-    finally:
-        stop(process)
-
-
 def test_purge_removes_the_expired_trash_now(tmp_path):
     data_dir = tmp_path / "data"
     run_fp("init", "--data-dir", str(data_dir), "--json")
@@ -115,3 +88,23 @@ def test_purge_removes_the_expired_trash_now(tmp_path):
         assert [n.id for n in deployment.notes.list(owner, limit=10, include_trashed=True).items] == [kept]
     again = run_fp("purge", "--data-dir", str(data_dir))
     assert again.stdout.startswith("Purged 0 note(s)")
+
+
+def test_user_set_password_reads_stdin_generates_on_request_and_names_a_stranger(deployment):
+    data_dir, init = deployment
+    from fastpad.deployment import open_deployment
+
+    set_from_stdin = subprocess.run([FP, "user", "set-password", "--data-dir", data_dir, "--json"],
+                                    input="correct horse battery\n", capture_output=True, text=True, timeout=60)
+    assert set_from_stdin.returncode == 0, set_from_stdin.stderr
+    assert json.loads(set_from_stdin.stdout) == {"email": init["owner_email"], "password": None}
+    generated = json.loads(run_fp("user", "set-password", "--data-dir", data_dir, init["owner_email"], "--generate",
+                                  "--json").stdout)["password"]
+    with open_deployment(data_dir) as deployment:
+        assert deployment.people.authenticate_password(init["owner_email"], generated).principal_id == init["owner_id"]
+    short = subprocess.run([FP, "user", "set-password", "--data-dir", data_dir, "--json"], input="short\n",
+                           capture_output=True, text=True, timeout=60)
+    assert short.returncode == 2 and json.loads(short.stderr)["error"] == "validation-failed"
+    stranger = run_fp("user", "set-password", "--data-dir", data_dir, "nobody@example.com", "--generate", "--json",
+                      check=False)
+    assert stranger.returncode == 4 and json.loads(stranger.stderr)["error"] == "not-found"

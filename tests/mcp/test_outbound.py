@@ -169,3 +169,51 @@ def test_a_digest_carries_structure_and_no_prose(mcp: McpServer) -> None:
     assert "markdown" not in entry and "stays home" not in json.dumps(entry)
     assert [line["type"] for line in entry["outline"]] == ["heading", "paragraph", "list_item", "list_item"]
     assert entry["outline"][0]["text"] == "Plan" and entry["outline"][1]["chars"] > 0
+
+
+def test_search_and_fetch_count_what_the_floor_the_archive_and_the_note_set_kept_out(mcp: McpServer) -> None:
+    """Counts, the reason and the argument that shows them; never a hidden note's id or words."""
+    term = "quillwort"
+    owner = mcp.deployment.operator_principal()
+    words = {name: f"{name}word{term}" for name in ("clipped", "shelved", "outside")}
+    visible = mcp.note(f"# Seen {term}\n\nThe {term} grows here.\n")
+    clipped = mcp.deployment.notes.create(owner, inbound=True, markdown=f"The {term} {words['clipped']}.\n\nMore.\n")
+    shelved = mcp.note(f"The {term} {words['shelved']}.\n")
+    mcp.deployment.notes.archive(owner, shelved.id)
+    outside = mcp.note(f"The {term} {words['outside']}.\n")
+    hidden_ids = {"clipped": clipped.id, "shelved": shelved.id, "outside": outside.id}
+    scoped = mcp.mint("hidden-scoped", "notes:read,search:read", note_ids=[visible.id, clipped.id])
+
+    def reasons(result: dict) -> dict:
+        return {h["reason"]: (h["count"], h["unit"], h["show_with"]) for h in result.get("hidden", ())}
+
+    async def scenario(token: str) -> tuple[dict, dict, dict, str]:
+        async with mcp.client(token) as agent:
+            await agent.start()
+            searched = await agent.call("fastpad_search", session=agent.session, query=term)
+            fetched = await agent.call("fastpad_fetch", session=agent.session,
+                                       note_ids=[visible.id, clipped.id, outside.id])
+            lowered = await agent.ok("fastpad_search", session=agent.session, query=term, floor="all",
+                                     include_archived=True)
+            texts = searched.content[0].text + fetched.content[0].text
+            return searched.structured_content, fetched.structured_content, lowered, texts
+
+    searched, fetched, lowered, texts = run(lambda: scenario(mcp.tokens["searcher"]))
+    assert {h["note_id"] for h in searched["hits"]} == {visible.id, outside.id}
+    assert reasons(searched) == {"trust_floor": (1, "notes", {"floor": "all"}),
+                                 "archived": (1, "notes", {"include_archived": True})}
+    assert {h["note_id"] for h in lowered["hits"]} >= set(hidden_ids.values()) and "hidden" not in lowered
+    assert reasons(fetched) == {"trust_floor": (2, "blocks", {"floor": "all"})}
+    assert [n["blocks_withheld"] for n in fetched["notes"] if n["note_id"] == clipped.id] == [2]
+    for name in ("clipped", "shelved"):
+        assert words[name] not in texts, f"the {name} note's words left through the counts"
+    assert shelved.id not in texts
+
+    searched, fetched, _, texts = run(lambda: scenario(scoped))
+    assert {h["note_id"] for h in searched["hits"]} == {visible.id}
+    assert reasons(searched) == {"trust_floor": (1, "notes", {"floor": "all"}), "scope": (1, "notes", None)}
+    assert fetched["out_of_scope"] == [outside.id]
+    assert reasons(fetched) == {"scope": (1, "notes", None), "trust_floor": (2, "blocks", {"floor": "all"})}
+    for name, note_id in hidden_ids.items():
+        assert words[name] not in texts, f"the {name} note's words left through the counts"
+    assert shelved.id not in texts

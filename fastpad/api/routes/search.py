@@ -67,6 +67,17 @@ class SearchHitOut(BaseModel):
     explanation: ExplanationOut
 
 
+class HiddenOut(BaseModel):
+    reason: str = Field(description="trust_floor, archived or scope")
+    count: int = Field(description="how many notes matched that this reason alone kept out (never which)")
+    unit: str
+    because: str
+    show_with: dict[str, Any] | None = Field(
+        description="the parameter that shows them (floor, include_archived; POST: includeArchived); "
+                    "null when none can (a note set is widened only by a new token)")
+    at_least: bool = Field(default=False, description="the count stopped at a limit")
+
+
 class SearchOut(BaseModel):
     query: str
     query_kind: str = Field(description="phrase, sentence, name or keywords: how the strategies were weighted")
@@ -74,6 +85,8 @@ class SearchOut(BaseModel):
     weights: dict[str, float]
     hits: list[SearchHitOut]
     unavailable: dict[str, str] = Field(description="strategies that did not take part, and why (e.g. dense off)")
+    hidden: list[HiddenOut] = Field(description="on a page shorter than the limit: matches the caller's trust floor, "
+                                                "archived state or note set kept out, counted per reason")
     timings_ms: dict[str, float]
 
 

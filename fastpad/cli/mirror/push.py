@@ -34,6 +34,7 @@ from fastpad.cli.mirror.manifest import Entry, Mirror, sha256, write_atomically
 from fastpad.cli.mirror.names import file_name
 from fastpad.errors import FastpadError, FieldError, StaleFrontier, ValidationFailed
 from fastpad.notes import Block, NoteDocument, NoteMeta, diff_blocks, parse_markdown, serialize_markdown
+from fastpad.notes.blocks import heading_title
 from fastpad.notes.diff import BlockChange
 
 
@@ -103,7 +104,9 @@ def plan_push(mirror: Mirror) -> list[FilePlan]:
         except ValidationFailed as exc:
             errors.extend(_file_errors(path.name, exc))
             continue
-        meta = parsed.meta if parsed.meta.title else NoteMeta(path.stem, parsed.meta.types, parsed.meta.properties)
+        # Named as the server names a note (frontmatter, then its # Heading), else by its file.
+        title = parsed.meta.title or heading_title(parsed.blocks) or path.stem
+        meta = NoteMeta(title, parsed.meta.types, parsed.meta.properties)
         plans.append(FilePlan(path.name, "create", meta=meta, blocks=parsed.blocks))
     if errors:
         raise ValidationFailed(detail="some files cannot be read as Markdown; nothing was pushed",

@@ -8,6 +8,7 @@ from __future__ import annotations
 from typing import Any
 
 from fastpad.errors import NotFound, OutOfScope
+from fastpad.knowledge.hidden import outside_note_set
 from fastpad.mcp import schemas as s
 from fastpad.mcp.tool import Call, NoteBody, ToolOutput, ToolSpec
 from fastpad.mcp.tools.limits import FETCH_MAX_NOTES
@@ -32,7 +33,10 @@ def run(call: Call) -> ToolOutput:
             first_refusal = first_refusal or error
     if not notes and first_refusal is not None:
         raise first_refusal
-    return ToolOutput(left_out, key="notes", notes=notes)
+    data: dict[str, Any] = dict(left_out)
+    if left_out.get("out_of_scope"):
+        data["hidden"] = [outside_note_set(len(left_out["out_of_scope"]), "notes").as_dict()]
+    return ToolOutput(data, key="notes", notes=notes)
 
 
 def _read(call: Call, note_id: str, *, digest: bool, with_handles: bool) -> NoteBody:
@@ -72,7 +76,8 @@ TOOL = ToolSpec(
         "floor": s.FLOOR,
         "cursor": s.CURSOR,
     }, "session", "note_ids"),
-    output_schema=s.outputs({"notes": s.array(s.OBJ), "missing": s.STRS, "out_of_scope": s.STRS, **s.BUDGET},
+    output_schema=s.outputs({"notes": s.array(s.OBJ), "missing": s.STRS, "out_of_scope": s.STRS,
+                             "hidden": s.array(s.OBJ), **s.BUDGET},
                             "notes"),
     run=run,
 )

@@ -18,7 +18,10 @@ def run(call: Call) -> ToolOutput:
         call.principal, args["query"], limit=args.get("limit", 10), floor=call.floor,
         include_archived=args.get("include_archived", False),
     )
-    data = {"query_kind": results.query_kind, "floor": results.floor, "unavailable": results.unavailable}
+    data: dict[str, Any] = {"query_kind": results.query_kind, "floor": results.floor,
+                            "unavailable": results.unavailable}
+    if results.hidden:
+        data["hidden"] = [hidden.as_dict() for hidden in results.hidden]
     return ToolOutput(data, key="hits", items=[hit_view(hit) for hit in results.hits],
                       item_id=lambda hit: hit["note_id"], notice=True)
 
@@ -48,7 +51,8 @@ TOOL = ToolSpec(
     title="Search notes",
     description="Hybrid search (lexical, semantic, graph, recency). Each hit: note_id, title, heading path, score, "
                 "anchors (block ids, best first), a short snippet and why it ranked. Never bodies: fastpad_fetch "
-                "reads notes. A hit with superseded_by names the newer note.",
+                "reads notes. A hit with superseded_by names the newer note. hidden: how many matches your floor, "
+                "archived notes or note set kept out.",
     scopes=(SEARCH_READ,),
     input_schema=s.inputs({
         "session": s.SESSION,
@@ -58,6 +62,6 @@ TOOL = ToolSpec(
         "include_archived": s.BOOL,
         "cursor": s.CURSOR,
     }, "session", "query"),
-    output_schema=s.outputs({"hits": s.array(s.OBJ), **s.BUDGET}, "hits"),
+    output_schema=s.outputs({"hits": s.array(s.OBJ), "hidden": s.array(s.OBJ), **s.BUDGET}, "hits"),
     run=run,
 )

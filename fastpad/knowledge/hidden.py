@@ -1,0 +1,51 @@
+"""What a read left out, and why: counts only, never the content, with the parameter that shows it.
+
+An empty search an agent gets because its own unreviewed text sits below its trust floor looks
+exactly like a search that found nothing; so a read that hides matches says how many, for which
+reason, and what to send to see them (none for a note set: only a new token widens that).
+Search (``search/service.py``) counts notes, ``fastpad_fetch`` blocks and notes.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from fastpad.knowledge.trust import TrustFloor
+
+TRUST_FLOOR = "trust_floor"
+ARCHIVED = "archived"
+SCOPE = "scope"
+
+
+@dataclass(frozen=True)
+class Hidden:
+    reason: str  # TRUST_FLOOR | ARCHIVED | SCOPE
+    count: int
+    unit: str  # "notes" | "blocks"
+    because: str
+    show_with: dict[str, Any] | None  # the parameter (and value) that shows them; None: no parameter can
+    at_least: bool = False  # the count stopped at a limit: there may be more
+
+    def as_dict(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"reason": self.reason, "count": self.count, "unit": self.unit,
+                               "because": self.because, "show_with": self.show_with}
+        if self.at_least:
+            out["at_least"] = True
+        return out
+
+
+def below_floor(count: int, unit: str, floor: TrustFloor, *, at_least: bool = False) -> Hidden:
+    return Hidden(TRUST_FLOOR, count, unit,
+                  f"below the trust floor {floor.value!r}: text an agent wrote that no person reviewed, or an "
+                  "unconfirmed import or capture", {"floor": TrustFloor.ALL.value}, at_least)
+
+
+def archived(count: int, *, at_least: bool = False) -> Hidden:
+    return Hidden(ARCHIVED, count, "notes", "archived notes are left out unless asked for",
+                  {"include_archived": True}, at_least)
+
+
+def outside_note_set(count: int, unit: str, *, at_least: bool = False) -> Hidden:
+    return Hidden(SCOPE, count, unit, "outside this credential's note set: only a person can mint a token whose "
+                  "note set includes them; tagging cannot widen it", None, at_least)
