@@ -203,3 +203,23 @@ def test_a_placeholder_copied_into_a_note_is_expanded_in_place_by_its_owner(devi
     after = api.get("/v1/changes", params={"cursor": before}).json()["items"]
     kinds = [c["kind"] for c in after if c["note_id"] == note_id]
     assert kinds.count("secret_revealed") == 1  # the one expansion, logged
+
+
+def test_a_proposed_link_is_decided_on_the_note(device: Any, web_server: Server,  # noqa: F811
+                                               api: httpx.Client) -> None:  # noqa: F811
+    target = create_note(api, "Where the money goes.\n", title="Budget sheet")
+    note_id = create_note(api, "Spend less.\n", title="Savings plan")
+    token = agent_token(web_server, "Linking agent")
+    turn = propose(web_server, token, note_id, lambda handles: [
+        {"op": "add_edge", "type": "related", "to_note_id": target}])
+    page = open_note_page(device, web_server, note_id)
+    proposed = page.locator(f".proposal-here[data-turn='{turn['turn_id']}'] .proposed-ops li")
+    expect(proposed).to_contain_text("Link this note (related) to “Budget sheet”")
+    proposed.get_by_role("button", name="Accept").click()
+    expect(page.locator(f".proposal-here[data-turn='{turn['turn_id']}']")).to_have_count(0)
+    # The target's page shows the backlink (the owner's terminal token here has no graph:read).
+    target_page = open_note_page(device, web_server, target)
+    expect(target_page.locator(".backlink")).to_contain_text("Savings plan")
+    with web_server.client(web_server.mint("notes:read,graph:read", "--label", "tests: graph reader")["token"]) as reader:
+        backlinks = reader.get(f"/v1/notes/{target}/links").json()["backlinks"]
+    assert [(edge["source"]["id"], edge["type"]) for edge in backlinks] == [(note_id, "related")]

@@ -77,8 +77,8 @@ export class NoteReview {
 
   _summary(review) {
     const turn = review.turn;
-    const waiting = turn.diffs.filter((diff) => diff.state === "pending");
-    const loose = waiting.filter((diff) => this._anchor(turn, diff) === null);
+    const waiting = [...turn.diffs.filter((diff) => diff.state === "pending"), ...turn.ops.filter((op) => op.state === "pending")];
+    const loose = turn.diffs.filter((diff) => diff.state === "pending" && this._anchor(turn, diff) === null);
     return el("section", { class: "proposal-here", dataset: { turn: turn.id } },
       el("p", {},
         `${agentName(review)} proposes ${waiting.length} change${waiting.length === 1 ? "" : "s"} to this note`,
@@ -87,8 +87,25 @@ export class NoteReview {
       el("div", { class: "decision" },
         el("button", { type: "button", class: "primary", disabled: review.merge?.clean === false, title: review.merge?.clean === false ? "Decide the overlapping blocks first" : "", onclick: () => this._decide(turn, "accept") }, "Accept all"),
         el("button", { type: "button", onclick: () => this._decide(turn, "reject") }, "Reject all")),
+      this._ops(review),
       // An insertion at the very top has no block to sit on: it waits here.
       loose.map((diff) => this._card(review, diff)));
+  }
+
+  // The links and calendar events the turn proposes: never the agent's to accept, each decided
+  // here on its own.
+  _ops(review) {
+    const turn = review.turn;
+    const waiting = turn.ops.map((op, index) => [op, index]).filter(([op]) => op.state === "pending");
+    if (!waiting.length) return null;
+    const title = (id) => this.app.index.notes.get(id)?.title || "another note";
+    const describe = (op) => op.op === "add_edge" ? `Link this note (${op.type.replace(/_/g, " ")}) to “${title(op.to_note_id)}”`
+      : op.op === "add_event" ? `Add the event “${op.title}”, ${op.start} – ${op.end}`
+        : `Move an event to ${op.start} – ${op.end}`;
+    return el("ul", { class: "proposed-ops", "aria-label": "Links and events proposed" }, waiting.map(([op, index]) => el("li", { dataset: { op: String(index) } },
+      describe(op), " ",
+      el("button", { type: "button", onclick: () => this._decide(turn, "accept-some", { op_indexes: [index] }) }, "Accept"),
+      el("button", { type: "button", onclick: () => this._decide(turn, "reject-some", { op_indexes: [index] }) }, "Reject"))));
   }
 
   // The block a waiting diff shows on: the block it changes, or for an insertion the block it
