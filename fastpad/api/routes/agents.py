@@ -10,7 +10,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from starlette.responses import Response
 
 from fastpad.api.openapi import problems
-from fastpad.api.routes.common import Authenticated, ShapeChecked, json_response
+from fastpad.api.routes.common import Authenticated, json_response
 from fastpad.errors import PolicyDenied
 from fastpad.security.agents import AgentDirectory
 from fastpad.security.scopes import AGENT_DEFAULT_SCOPES
@@ -42,7 +42,7 @@ class DelegateIn(BaseModel):
              summary="A person mints an agent token narrowed from their own credential: a new agent, never a person",
              responses=problems(_403="policy-denied: an agent cannot mint, or the request goes beyond the caller's grant",
                                 _422="validation-failed: an unknown scope, or none left"))
-async def delegate_token(request: Request, caller: Authenticated, body: DelegateIn, _shape: None = ShapeChecked) -> Response:
+async def delegate_token(request: Request, caller: Authenticated, body: DelegateIn) -> Response:
     """The new token is an agent's: it reads at the agent floor, follows only confirmed edges and
     proposes instead of writing, whatever the caller may do. It lives no longer than the caller's
     token, within its note set, and revoking the caller's token revokes it too."""

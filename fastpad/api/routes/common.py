@@ -1,5 +1,6 @@
-"""What every route module shares: the credential and body-shape dependencies,
-JSON responses, and the idempotent mutation wrapper."""
+"""What every route module shares: the credential dependency, JSON responses, and the
+idempotent mutation wrapper. (The JSON shape limits are checked on every body before any
+route reads it: ``api/body_limits.py``.)"""
 
 from __future__ import annotations
 
@@ -12,7 +13,6 @@ from starlette.responses import JSONResponse, Response
 from fastpad.api.auth import Caller, authenticate
 from fastpad.api.idempotency import key_from, request_hash
 from fastpad.api.schemas import Ulid
-from fastpad.api.shape import check_shape
 from fastpad.errors import FieldError, NotFound, ValidationFailed
 
 NoteId = Annotated[Ulid, Path(description="the note's ULID")]
@@ -35,23 +35,7 @@ def invalid_json(exc: Exception) -> ValidationFailed:
     )
 
 
-async def json_shape(request: Request) -> None:
-    """Dependency: the JSON shape limits, on the body FastAPI already parsed (cached)."""
-    if request.method in ("GET", "HEAD") or media_type(request) != JSON:
-        return
-    raw = await request.body()
-    if not raw:
-        return
-    try:
-        data = await request.json()
-    except ValueError as exc:
-        raise invalid_json(exc) from exc
-    limits = request.app.state.limits
-    check_shape(data, max_array_items=limits.max_array_items, max_values=limits.max_values)
-
-
 Authenticated = Annotated[Caller, Depends(authenticate)]
-ShapeChecked = Depends(json_shape)
 
 
 def nowhere(detail: str = "No such note in the named workspace.") -> NotFound:

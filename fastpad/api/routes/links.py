@@ -12,7 +12,7 @@ from starlette.responses import Response
 
 from fastpad.api.idempotency import key_from
 from fastpad.api.openapi import problems
-from fastpad.api.routes.common import Authenticated, NoteId, ShapeChecked, json_response, mutate, nowhere
+from fastpad.api.routes.common import Authenticated, NoteId, json_response, mutate, nowhere
 from fastpad.api.schemas import IdempotencyKey, NoteOut, Ulid
 from fastpad.knowledge.graph import DEFAULT_LIMIT, MAX_LIMIT, GraphService
 
@@ -160,8 +160,7 @@ def successors(request: Request, note_id: NoteId, caller: Authenticated) -> Resp
              summary="Create a typed edge (a person's is asserted; an agent's is inferred until a person promotes it)",
              responses=problems(_404="not-found: no such note (one outside the note set is 403 out-of-scope)",
                                 _409="conflict: a note in the trash", _422="validation-failed"))
-async def create_link(request: Request, caller: Authenticated, body: LinkCreate,
-                      _shape: None = ShapeChecked) -> Response:
+async def create_link(request: Request, caller: Authenticated, body: LinkCreate) -> Response:
     fields = body.model_dump(exclude={"idempotencyKey"})
 
     def execute() -> Response:
@@ -175,7 +174,7 @@ async def create_link(request: Request, caller: Authenticated, body: LinkCreate,
 @router.post("/links/{link_id}/promote", response_model=EdgeOut,
              summary="Promote an inferred edge to asserted (a signed-in person only; tokens get policy-denied)",
              responses=problems(_404="not-found"))
-async def promote_link(request: Request, link_id: LinkId, caller: Authenticated, _shape: None = ShapeChecked,
+async def promote_link(request: Request, link_id: LinkId, caller: Authenticated,
                        body: PlainIn | None = None) -> Response:
     def execute() -> Response:
         return json_response(_graph(request).promote(caller.principal, link_id).as_dict())
@@ -199,8 +198,7 @@ async def delete_link(request: Request, link_id: LinkId, caller: Authenticated) 
              summary="Rename a note; the old title becomes an alias, so [[links]] to it keep resolving",
              responses=problems(_403="policy-denied: an agent's token never renames (proposals cannot); a person does",
                                 _404="not-found", _409="conflict: the note is in the trash"))
-async def rename_note(request: Request, note_id: NoteId, caller: Authenticated, body: RenameIn,
-                      _shape: None = ShapeChecked) -> Response:
+async def rename_note(request: Request, note_id: NoteId, caller: Authenticated, body: RenameIn) -> Response:
     notes = request.app.state.deployment.notes
 
     def execute() -> Response:
@@ -213,8 +211,7 @@ async def rename_note(request: Request, note_id: NoteId, caller: Authenticated, 
 @router.post("/notes/{note_id}/supersede", response_model=EdgeOut,
              summary="Mark a note superseded by another (a person only); readers follow /successors",
              responses=problems(_404="not-found", _409="conflict: a cycle, or a note in the trash"))
-async def supersede_note(request: Request, note_id: NoteId, caller: Authenticated, body: SupersedeIn,
-                         _shape: None = ShapeChecked) -> Response:
+async def supersede_note(request: Request, note_id: NoteId, caller: Authenticated, body: SupersedeIn) -> Response:
     fields: dict[str, Any] = body.model_dump(exclude={"idempotencyKey"})
 
     def execute() -> Response:

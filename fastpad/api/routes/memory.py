@@ -11,7 +11,7 @@ from starlette.responses import Response
 
 from fastpad.api.idempotency import key_from
 from fastpad.api.openapi import problems
-from fastpad.api.routes.common import Authenticated, ShapeChecked, json_response, mutate, mutate_with, nowhere
+from fastpad.api.routes.common import Authenticated, json_response, mutate, mutate_with, nowhere
 from fastpad.api.schemas import IdempotencyKey, NoteOut, Ulid
 from fastpad.knowledge.memory import MAX_NAME
 
@@ -79,7 +79,7 @@ def memory_topic(request: Request, topic: TopicKey, caller: Authenticated) -> Re
 @router.post("", response_model=TopicOut, summary="Designate a note as a memory topic (or rename its topic)",
              responses=problems(_404="not-found: no such note", _409="conflict: name_taken, topic_limit, trashed; "
                                                                       "or idempotency-conflict"))
-async def designate(request: Request, body: DesignateIn, caller: Authenticated, _shape: None = ShapeChecked) -> Response:
+async def designate(request: Request, body: DesignateIn, caller: Authenticated) -> Response:
     memory = request.app.state.deployment.memory
 
     def execute() -> Response:
@@ -90,8 +90,7 @@ async def designate(request: Request, body: DesignateIn, caller: Authenticated, 
 
 @router.delete("/{topic}", response_model=TopicOut, summary="Stop a note being a memory topic (the note stays)",
                responses=problems(_404="not-found: no such topic"))
-async def undesignate(request: Request, topic: TopicKey, caller: Authenticated,
-                      _shape: None = ShapeChecked, body: PlainIn | None = None) -> Response:
+async def undesignate(request: Request, topic: TopicKey, caller: Authenticated, body: PlainIn | None = None) -> Response:
     memory = request.app.state.deployment.memory
 
     def execute() -> Response:

@@ -11,7 +11,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from starlette.responses import Response
 
 from fastpad.api.openapi import problems
-from fastpad.api.routes.common import FLOOR_PARAMETER, Authenticated, ShapeChecked, json_response
+from fastpad.api.routes.common import FLOOR_PARAMETER, Authenticated, json_response
 from fastpad.search.service import MAX_LIMIT, MAX_QUERY_CHARS
 
 router = APIRouter(prefix="/v1/search", tags=["search"])
@@ -85,7 +85,7 @@ def _search(request: Request, caller: Any, q: str, **options: Any) -> Response:
 
 @router.post("", response_model=SearchOut, summary="Search notes: four strategies fused by rank, each hit explained",
              responses=_PROBLEMS)
-def search_post(request: Request, caller: Authenticated, body: SearchIn, _shape: None = ShapeChecked) -> Response:
+def search_post(request: Request, caller: Authenticated, body: SearchIn) -> Response:
     return _search(request, caller, body.q, limit=body.limit, floor=body.floor,
                    include_archived=body.includeArchived, strategies=body.strategies)
 

@@ -19,13 +19,13 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from starlette.responses import Response
 
 from fastpad.api.auth import Caller, authenticate
-from fastpad.api.routes.common import FLOOR_PARAMETER, NoteId, json_response, mutate_with, nowhere
+from fastpad.api.routes.common import (JSON, FLOOR_PARAMETER, NoteId, invalid_json, json_response, media_type,
+                                       mutate_with, nowhere)
 from fastpad.api.idempotency import REPLAYED_HEADER
 from fastpad.api.openapi import problems
 from fastpad.api.problems import field_errors_from_validation
 from fastpad.api.schemas import IdempotencyKey, Ulid
-from fastpad.api.shape import check_shape
-from fastpad.errors import FieldError, ValidationFailed
+from fastpad.errors import UnsupportedMediaType, ValidationFailed
 from fastpad.knowledge.trust import floor_for
 from fastpad.review.turns import STATUS_FILTERS, Decision, TurnReview, conflict_as_dict
 
@@ -69,17 +69,18 @@ class DecisionIn(_Strict):
 
 
 async def _body(request: Request, model: type[BaseModel], *, required: bool) -> Any:
-    """The JSON body checked against the shape limits and ``model`` (None when absent and optional)."""
+    """The JSON body checked against ``model`` (None when absent and optional); the shape
+    limits were checked on the way in (``api/body_limits.py``)."""
     raw = await request.body()
     if not raw and not required:
         return None
+    if raw and media_type(request) not in (JSON, ""):
+        raise UnsupportedMediaType(detail=f"This route reads {JSON}, not {media_type(request)}.",
+                                   extra={"accepted": [JSON]})
     try:
         data = json.loads(raw or b"null")
     except ValueError as exc:
-        raise ValidationFailed(detail="The body is not valid JSON",
-                               field_errors=[FieldError("body", "json_invalid", str(exc))]) from exc
-    limits = request.app.state.limits
-    check_shape(data, max_array_items=limits.max_array_items, max_values=limits.max_values)
+        raise invalid_json(exc) from exc
     try:
         return model.model_validate(data)
     except ValidationError as exc:
