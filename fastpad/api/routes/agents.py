@@ -12,6 +12,7 @@ from starlette.responses import Response
 from fastpad.api.openapi import problems
 from fastpad.api.routes.common import Authenticated, json_response
 from fastpad.errors import PolicyDenied
+from fastpad.security.scopes import ALL_SCOPES
 from fastpad.security.agents import AgentDirectory
 from fastpad.security.scopes import AGENT_DEFAULT_SCOPES
 
@@ -33,7 +34,7 @@ class DelegateIn(BaseModel):
     model_config = ConfigDict(extra="forbid")
     label: str = Field(min_length=1, max_length=200, description="who the new agent is, as Agents & tokens lists it")
     scopes: list[str] | None = Field(
-        default=None, max_length=16,
+        default=None, max_length=16, json_schema_extra={"items": {"enum": list(ALL_SCOPES)}},
         description="within the caller's own; default: an agent's default scopes (read, propose, search, graph) "
                     "the caller holds")
 

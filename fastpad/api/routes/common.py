@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import Annotated, Any, Callable
 
-from fastapi import Depends, Path, Request
+from fastapi import Depends, Path, Query, Request
 from pydantic import BaseModel
 from starlette.responses import JSONResponse, Response
 
@@ -14,6 +14,7 @@ from fastpad.api.auth import Caller, authenticate
 from fastpad.api.idempotency import key_from, request_hash
 from fastpad.api.schemas import Ulid
 from fastpad.errors import FieldError, NotFound, ValidationFailed
+from fastpad.knowledge.trust import FLOORS
 
 NoteId = Annotated[Ulid, Path(description="the note's ULID")]
 
@@ -22,6 +23,10 @@ MARKDOWN = "text/markdown"
 
 
 FLOOR_PARAMETER = "trust floor: human, reviewed or all (default: human for an agent, all for a person)"
+# What the OpenAPI document says of a value the service checks itself (with its own field error):
+# the same rule, so a schema-valid request is one the server accepts.
+FLOOR_SCHEMA = {"enum": [floor.value for floor in FLOORS]}
+FloorQuery = Annotated[str | None, Query(description=FLOOR_PARAMETER, json_schema_extra=FLOOR_SCHEMA)]
 
 
 def media_type(request: Request) -> str:

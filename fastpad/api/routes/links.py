@@ -12,17 +12,21 @@ from starlette.responses import Response
 
 from fastpad.api.idempotency import key_from
 from fastpad.api.openapi import problems
-from fastpad.api.routes.common import Authenticated, NoteId, json_response, mutate, nowhere
+from fastpad.api.routes.common import FLOOR_SCHEMA, Authenticated, NoteId, json_response, mutate, nowhere
 from fastpad.api.schemas import IdempotencyKey, NoteOut, Ulid
+from fastpad.knowledge.edges import EDGE_TYPE
+from fastpad.notes.ids import ULID_PATTERN
 from fastpad.knowledge.graph import DEFAULT_LIMIT, MAX_LIMIT, GraphService
 
 router = APIRouter(prefix="/v1", tags=["links"])
 
 LinkId = Annotated[Ulid, Path(description="the edge's ULID")]
 EdgeTypes = Annotated[list[str] | None, Query(alias="type", max_length=20,
-                                                description="only these edge types (repeat the parameter)")]
+                                                description="only these edge types (repeat the parameter)",
+                                                json_schema_extra={"items": {"pattern": EDGE_TYPE.pattern}})]
 Floor = Annotated[str | None, Query(description="trust floor for evidence text: human, reviewed or all "
-                                                "(default: human for an agent, all for a person)")]
+                                                "(default: human for an agent, all for a person)",
+                                    json_schema_extra=FLOOR_SCHEMA)]
 
 
 # ---------------------------------------------------------------------- bodies
@@ -37,7 +41,8 @@ class LinkCreate(_In):
     resolves when a note with that title (or alias) appears."""
 
     source_note_id: Ulid
-    type: str = Field(description="a lower-case slug: mentions, cites, related, depends_on…")
+    type: str = Field(description="a lower-case slug: mentions, cites, related, depends_on…",
+                      json_schema_extra={"pattern": EDGE_TYPE.pattern})
     target_note_id: Ulid | None = None
     target_title: str | None = Field(default=None, max_length=300)
     source_block_id: Ulid | None = Field(default=None, description="the block that is the evidence")
@@ -138,7 +143,8 @@ def neighbors(
     types: EdgeTypes = None,
     direction: Literal["out", "in", "both"] = "both",
     floor: Floor = None,
-    after: Annotated[str | None, Query(max_length=26, description="next_after from the previous page")] = None,
+    after: Annotated[str | None, Query(max_length=26, description="next_after from the previous page",
+                                       json_schema_extra={"pattern": f"^{ULID_PATTERN}$"})] = None,
     limit: Annotated[int, Query(ge=1, le=MAX_LIMIT)] = DEFAULT_LIMIT,
 ) -> Response:
     if caller.elsewhere:

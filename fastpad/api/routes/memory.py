@@ -11,7 +11,7 @@ from starlette.responses import Response
 
 from fastpad.api.idempotency import key_from
 from fastpad.api.openapi import problems
-from fastpad.api.routes.common import Authenticated, json_response, mutate, mutate_with, nowhere
+from fastpad.api.routes.common import FLOOR_SCHEMA, Authenticated, json_response, mutate, mutate_with, nowhere
 from fastpad.api.schemas import IdempotencyKey, NoteOut, Ulid
 from fastpad.knowledge.memory import MAX_NAME
 
@@ -26,7 +26,8 @@ class DesignateIn(BaseModel):
 
     note_id: Ulid
     name: str | None = Field(default=None, description=f"1–{MAX_NAME} characters on one line, no '/'; "
-                                                      "default: the note's title")
+                                                      "default: the note's title",
+                             json_schema_extra={"pattern": r"^[^/\x00-\x1f\x7f-\x9f]+$"})
     idempotencyKey: IdempotencyKey | None = None
 
 
@@ -61,7 +62,8 @@ def memory_index(
     request: Request,
     caller: Authenticated,
     floor: Annotated[str | None, Query(description="trust floor for summaries: human, reviewed or all "
-                                                   "(default: human for an agent, all for a person)")] = None,
+                                                   "(default: human for an agent, all for a person)",
+                                       json_schema_extra=FLOOR_SCHEMA)] = None,
 ) -> Response:
     if caller.elsewhere:
         return json_response({"topics": [], "floor": floor or "human"})

@@ -19,7 +19,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from starlette.responses import Response
 
 from fastpad.api.auth import Caller, authenticate
-from fastpad.api.routes.common import (JSON, FLOOR_PARAMETER, NoteId, invalid_json, json_response, media_type,
+from fastpad.api.routes.common import (JSON, FloorQuery, NoteId, invalid_json, json_response, media_type,
                                        mutate_with, nowhere)
 from fastpad.api.idempotency import REPLAYED_HEADER
 from fastpad.api.openapi import problems
@@ -112,7 +112,7 @@ def open_agent_session(request: Request, caller: Authenticated) -> Response:
     responses=problems(_404="not-found", _422="validation-failed: no valid x-fastpad-session"),
 )
 def note_handles(request: Request, note_id: NoteId, caller: Authenticated, session: AgentSession,
-                 floor: Annotated[str | None, Query(description=FLOOR_PARAMETER)] = None) -> Response:
+                 floor: FloorQuery = None) -> Response:
     if caller.elsewhere:
         raise nowhere("No such turn or note in the named workspace.")
     # The floor this read ran at, for the outbound path too (fastpad/api/agent_outbound.py).
@@ -126,10 +126,16 @@ def note_handles(request: Request, note_id: NoteId, caller: Authenticated, sessi
     }, headers={"cache-control": "no-store"})
 
 
+def _json_body(model: type[BaseModel], *, required: bool) -> dict[str, Any]:
+    """``openapi_extra`` for a route that reads its body itself (``_body``): the model it reads."""
+    return {"requestBody": {"required": required, "content": {JSON: {"schema": model.model_json_schema()}}}}
+
+
 @router.post(
     "/v1/notes/{note_id}/proposals",
     status_code=201,
     summary="Propose ops against a note: a durable turn and its review URL (dry_run: diff only)",
+    openapi_extra=_json_body(ProposalIn, required=True),
     responses=problems(
         _403="out-of-scope (a handle this session does not hold) or insufficient-scope",
         _409="stale-frontier (re-read and propose again) or idempotency-conflict",
@@ -235,7 +241,7 @@ async def accept(request: Request, turn_id: TurnId, caller: Authenticated) -> Re
 
 
 @router.post("/v1/turns/{turn_id}/accept-some", summary="Accept some blocks (and ops); the rest stay pending",
-             responses=_DECISION_PROBLEMS)
+             responses=_DECISION_PROBLEMS, openapi_extra=_json_body(AcceptSomeIn, required=True))
 async def accept_some(request: Request, turn_id: TurnId, caller: Authenticated) -> Response:
     body: AcceptSomeIn = await _body(request, AcceptSomeIn, required=True)
 

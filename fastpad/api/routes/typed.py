@@ -23,7 +23,7 @@ from fastpad.api.openapi import problems
 from fastpad.api.routes.common import Authenticated, NoteId, json_response, mutate, mutate_with, nowhere
 from fastpad.api.schemas import IdempotencyKey, Ulid
 from fastpad.knowledge.query import DEFAULT_LIMIT, MAX_LIMIT
-from fastpad.knowledge.schema import KINDS
+from fastpad.knowledge.schema import KINDS, NAME
 from fastpad.knowledge.typed_notes import MAX_BULK
 
 router = APIRouter(prefix="/v1", tags=["types and collections"])
@@ -49,7 +49,8 @@ class PropertyDefIn(BaseModel):
 
 
 class TypeCreate(_In):
-    name: str = Field(description="a letter, then letters, digits or underscores: Person, MediaObject")
+    name: str = Field(description="a letter, then letters, digits or underscores: Person, MediaObject",
+                      json_schema_extra={"pattern": NAME.pattern})
     extends: list[str] | None = Field(default=None, description="the types this one extends (no cycles)")
     properties: list[dict[str, Any]] | None = Field(
         default=None, description="this type's own properties: [{name, kind, options?, target?}]")
@@ -75,6 +76,7 @@ class NoteTypesIn(_In):
 
 class BulkTypesIn(_In):
     items: list[dict[str, Any]] = Field(
+        json_schema_extra={"minItems": 1, "maxItems": MAX_BULK},
         description=f"up to {MAX_BULK} changes, each {{note_id, add?, remove?, properties?}}; "
                     "each is applied on its own and gets its own result")
     idempotencyKey: IdempotencyKey | None = None
