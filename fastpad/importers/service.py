@@ -266,8 +266,9 @@ class ImportService:
                 and row.id not in self._threads)
 
     def _interrupted(self, principal: Principal, import_id: str) -> ImportRow:
-        """Mark an orphaned import interrupted, with a ``not_reached`` ledger row for every item of
-        its archive (still in the spool) that its ledger does not account for yet."""
+        """Mark an orphaned import interrupted, with a ledger row for every item of its archive
+        (still in the spool) that its ledger does not account for yet: ``imported`` for a note
+        created before the stop, ``not_reached`` for the rest."""
         items = self._planned_items(import_id)
         with self.store.write(principal.workspace_id) as tx:
             row = _row(tx.imports.get(import_id, for_update=True), import_id)
@@ -277,11 +278,18 @@ class ImportService:
             while batch := tx.imports.ledger(import_id, after_seq=seq, limit=MAX_LEDGER_PAGE):
                 accounted.update(entry.item for entry in batch)
                 seq = batch[-1].seq
-            unreached = [(item, kind) for item, kind in items.items() if item not in accounted]
-            tx.imports.append_ledger(import_id, [
-                LedgerEntry(seq + n, item, kind, lg.NOT_REACHED, None,
-                            "the server stopped before the import reached it", None, None, None)
-                for n, (item, kind) in enumerate(unreached, start=1)])
+            unrecorded = [(item, kind) for item, kind in items.items() if item not in accounted]
+            # A note is created before its batch's rows are written: one the server created and then
+            # stopped before recording is there, under the id this import minted for it.
+            minted = {m.item_path: m.note_id for m in tx.imports.minted(item for item, _ in unrecorded)}
+            created = tx.imports.existing_notes(minted.values())
+            entries = [LedgerEntry(seq + n, item, kind, lg.IMPORTED, None, "created just before the server stopped",
+                                   minted[item], None, None) if minted.get(item) in created else
+                       LedgerEntry(seq + n, item, kind, lg.NOT_REACHED, None,
+                                   "the server stopped before the import reached it", None, None, None)
+                       for n, (item, kind) in enumerate(unrecorded, start=1)]
+            unreached = [entry for entry in entries if entry.status == lg.NOT_REACHED]
+            tx.imports.append_ledger(import_id, entries)
             now = self.clock()
             tx.imports.update(import_id, now, status="failed", finished_at=now, problem={
                 "type": INTERRUPTED, "title": "The import was interrupted",

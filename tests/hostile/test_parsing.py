@@ -38,17 +38,21 @@ def test_an_alias_bomb_is_refused_at_once_without_memory_and_other_workspaces_ke
     for levels in (7, 9):
         bomb = alias_bomb(levels)
         before = _memory(pid)
-        answers: list[httpx.Response] = []
-        started = time.monotonic()
-        sender = threading.Thread(target=lambda: answers.append(
-            owner.post("/v1/notes", content=bomb.encode(), headers=MARKDOWN)))
+        answers: list[tuple[httpx.Response, float]] = []
+
+        def send() -> None:
+            started = time.monotonic()
+            answer = owner.post("/v1/notes", content=bomb.encode(), headers=MARKDOWN)
+            answers.append((answer, time.monotonic() - started))
+
+        sender = threading.Thread(target=send)
         sender.start()
         # Meanwhile, another workspace on the same server writes (on SQLite, one database file).
         with hostile.client(hostile.neighbour) as neighbour:
             writes = [neighbour.post("/v1/notes", json={"title": f"neighbour {levels}.{i}"}) for i in range(5)]
         sender.join()
-        elapsed = time.monotonic() - started
-        body = assert_problem(answers[0], 422, "validation-failed", hostile.base_url)
+        (answer, elapsed), = answers
+        body = assert_problem(answer, 422, "validation-failed", hostile.base_url)
         assert body["field_errors"][0]["code"] == "frontmatter_alias", body
         assert [w.status_code for w in writes] == [201] * 5, [w.text for w in writes]
         grown = _memory(pid)["VmHWM"] - before["VmRSS"]

@@ -45,8 +45,11 @@ def _concrete(path: str) -> str:
 
 
 def _json_bodied(operations: list[tuple[str, str, dict[str, Any]]]) -> Iterator[tuple[str, str]]:
+    """Every operation taking a JSON body, but those that need a header this test does not send
+    (they refuse before reading any body, so there is nothing of the body to judge)."""
     for method, path, operation in operations:
-        if "application/json" in operation.get("requestBody", {}).get("content", {}):
+        needs_header = any(p["in"] == "header" and p.get("required") for p in operation.get("parameters", []))
+        if "application/json" in operation.get("requestBody", {}).get("content", {}) and not needs_header:
             yield method, _concrete(path)
 
 
