@@ -110,6 +110,7 @@ def run_case(path: str, database_url: str | None) -> dict:
         "ledger_rows": len(rows), "by_status": dict(Counter(r.status for r in rows)),
         "by_reason": dict(Counter(r.reason for r in rows if r.reason)),
         "link_rows": summary["link_rows"], "archive_items_in_ledger": len(items),
+        "unresolved_link_targets": sorted({r.target for r in rows if r.reason == "unresolved_wikilink"}),
     }
 
 

@@ -20,6 +20,7 @@ import secrets
 import shutil
 import tempfile
 from collections.abc import Callable, Iterator
+from typing import Any
 from pathlib import Path
 
 import psycopg
@@ -160,6 +161,20 @@ def pg_cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[PostgresClu
 def api_database_url(pg_cluster: PostgresCluster) -> str:
     """An empty database for the HTTP tests' Postgres server (``fp init`` migrates it)."""
     return pg_cluster.blank_database()
+
+
+@pytest.fixture(scope="session", params=BACKENDS)
+def target(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
+    """The adversarial suites' servers (``tests/security``, ``tests/hostile``): one ``fp serve`` per
+    backend — PostgreSQL from the session's cluster, so a missing database fails, never skips —
+    started by ``tests/mcp/conftest.py``'s helper (the deployment opened in this process too, dense
+    search off) and shared by every test of both suites."""
+    from tests.mcp.conftest import start_mcp_server, stop_mcp_server
+
+    database_url = request.getfixturevalue("pg_cluster").blank_database() if request.param == "postgres" else None
+    server = start_mcp_server(tmp_path_factory.mktemp(f"adversarial-{request.param}"), request.param, database_url)
+    yield server
+    stop_mcp_server(server)
 
 
 @pytest.fixture(params=BACKENDS)

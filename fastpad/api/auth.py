@@ -13,6 +13,7 @@ Every authenticated request then counts against the principal's rate limit.
 
 from __future__ import annotations
 
+import hashlib
 from dataclasses import dataclass
 from typing import Any
 
@@ -38,7 +39,22 @@ class Caller:
 
     @property
     def idempotency_principal(self) -> str:
-        return f"{self.principal.kind}:{self.principal.principal_id}"
+        """Whose idempotency records a request reads and writes: the principal *and* the
+        credential it came with (the token, or a digest of the session), *and* what that
+        credential may reach (its scopes and note set). A replay returns the first response
+        verbatim, so a record must only ever answer a request that was allowed to make it:
+        the same person's note-scoped or read-only token replaying another token's key and body
+        finds nothing, and runs — and is checked — as a request of its own."""
+        principal = self.principal
+        credential = (f"token:{principal.token_id}" if self.via == "token"
+                      else f"session:{_digest(self.session_id or '')}")
+        reach = _digest(" ".join(sorted(principal.scopes)) + "|"
+                        + ("*" if principal.note_ids is None else " ".join(sorted(principal.note_ids))))
+        return f"{principal.kind}:{principal.principal_id}/{credential}/{reach}"
+
+
+def _digest(text: str) -> str:
+    return hashlib.sha256(text.encode()).hexdigest()[:32]
 
 
 def carries_credential(scope: Scope) -> bool:

@@ -88,8 +88,8 @@ _PROSE: dict[str, tuple[str, str]] = {
         "send a smaller body, e.g. split the ops into several updates",
     ),
     "request-timeout": (
-        "A body over 64 KiB arrived too slowly: it must finish within 60 s and, after the "
-        "first 5 s, keep an average rate of at least `min_bytes_per_sec`.",
+        "The body arrived too slowly: every body must finish within 60 s and, after the "
+        "first 5 s, keep an average rate of at least `min_bytes_per_sec` (which scales with its size).",
         "resend the body over a faster connection",
     ),
     "method-not-allowed": (

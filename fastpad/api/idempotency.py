@@ -2,7 +2,9 @@
 
 The key comes from the body's ``idempotencyKey`` or the ``Idempotency-Key``
 header (both may be sent; they must agree). Records live in the store, per
-(workspace, principal, key):
+(workspace, credential, key) — the credential with its principal and what it
+may reach (``Caller.idempotency_principal``), so a replay never answers a
+request another token made:
 
 * same key, same request → the first response replayed verbatim (status,
   body, ``content-type`` and ``location``), marked ``Idempotent-Replayed: true``;

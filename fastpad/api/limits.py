@@ -28,7 +28,8 @@ class Limits:
     body_deadline_s: float = 60.0
     body_grace_s: float = 5.0
     body_min_rate_at_max: int = 64 * KIB
-    # JSON shape (422).
+    # JSON shape (422); the depth is checked on the bytes, before any parser runs.
+    max_json_depth: int = 64
     max_array_items: int = 10_000
     max_values: int = 50_000
     # Rate limits: per credential the principal carries its own per-minute

@@ -66,6 +66,25 @@ def problems(**described: str) -> dict[int | str, dict[str, Any]]:
     return {int(code.lstrip("_")): {"description": text} for code, text in described.items()}
 
 
+# No JSON string a request body carries may hold U+0000 (api/shape.py refuses it on every body, and
+# lone surrogates too, which no regex engine that validates schemas here can name): every string
+# schema of a JSON body that does not already say what it holds says so.
+STORABLE_TEXT = r"^[^\x00]*$"
+
+
+def _storable_strings(node: Any) -> None:
+    if isinstance(node, dict):
+        kind = node.get("type")
+        if (kind == "string" or (isinstance(kind, list) and "string" in kind)) and not (
+                node.keys() & {"pattern", "enum", "const", "format", "contentMediaType"}):
+            node["pattern"] = STORABLE_TEXT
+        for child in node.values():
+            _storable_strings(child)
+    elif isinstance(node, list):
+        for child in node:
+            _storable_strings(child)
+
+
 def build(app: FastAPI, *, public_paths: frozenset[str]) -> dict[str, Any]:
     doc = get_openapi(
         title="Fastpad API",
@@ -107,6 +126,14 @@ def build(app: FastAPI, *, public_paths: frozenset[str]) -> dict[str, Any]:
             for status, response in responses.items():
                 if status == "default" or status.startswith(("4", "5")):
                     response["content"] = {"application/problem+json": {"schema": PROBLEM_REF}}
+    # JSON bodies only (query strings and forms are not checked that way), and the models they name
+    # (answers are the *Out models, and echo what a query string carried).
+    for item in doc["paths"].values():
+        for operation in item.values():
+            if isinstance(operation, dict):
+                _storable_strings(operation.get("requestBody", {}).get("content", {}).get("application/json"))
+    _storable_strings([schema for name, schema in schemas.items()
+                       if not name.endswith("Out") and name not in (Problem.__name__, FieldErrorOut.__name__)])
     mcp_responses = doc["paths"]["/mcp"]["post"]["responses"]
     for status, text in _MCP_JSONRPC_ERRORS.items():
         mcp_responses[status] = {"description": text, "content": {"application/json": {"schema": _JSONRPC_ERROR}}}

@@ -18,6 +18,7 @@ from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.responses import Response
+from starlette.routing import Match
 
 from fastpad.errors import FastpadError, FieldError, NotFound, UnsupportedMediaType, ValidationFailed
 from fastpad.security.scopes import AGENT_DEFAULT_SCOPES
@@ -185,7 +186,7 @@ async def _on_http_exception(request: Request, exc: StarletteHTTPException) -> R
     if exc.status_code == 404:
         error = NotFound(detail=f"No route or resource at {request.url.path}")
     elif exc.status_code == 405:
-        allow = [m.strip() for m in (exc.headers or {}).get("Allow", "").split(",") if m.strip()]
+        allow = _allowed_methods(request)
         error = MethodNotAllowed(
             detail=f"{request.method} is not allowed on {request.url.path}",
             extra={"allow": allow} if allow else {},
@@ -198,6 +199,17 @@ async def _on_http_exception(request: Request, exc: StarletteHTTPException) -> R
         error = _GenericHTTPError(detail=str(exc.detail))
         error.status = exc.status_code  # type: ignore[misc]
     return problem_response(error, _base_url(request), instance=request.url.path)
+
+
+_METHODS = ("GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS")
+
+
+def _allowed_methods(request: Request) -> list[str]:
+    """Every method some route takes at this path. Starlette's 405 names only the first route
+    whose path matched, while a path is often several routes (GET and POST of a collection)."""
+    routes = request.app.router.routes
+    return [method for method in _METHODS
+            if any(route.matches({**request.scope, "method": method})[0] == Match.FULL for route in routes)]
 
 
 class _GenericHTTPError(BadRequest):

@@ -174,7 +174,8 @@ class LifecycleIn(_Strict):
 class OpsIn(_Strict):
     ops: str = Field(description="base64 of a Loro update export (never a snapshot), at most 1 MiB decoded")
     peerId: str | None = Field(default=None, max_length=64)
-    expectedFrontier: str = Field(description="the frontier the ops were computed against (fp1:…)")
+    expectedFrontier: str = Field(description="the frontier the ops were computed against (fp1:…)",
+                                  json_schema_extra={"pattern": "^fp1:"})
     idempotencyKey: IdempotencyKey | None = None
 
 

@@ -10,6 +10,9 @@ text and jsonb (SQLite would keep it, so a deployment could not move to
 PostgreSQL), and a lone surrogate, which is not UTF-8. A string or member name
 holding either is refused here, named in ``field_errors``, so no route ever
 hands one to a service.
+
+Nesting is bounded before any parser sees the body (``fastpad.jsontext``,
+called from ``api/body_limits.py``, which runs these checks on every body).
 """
 
 from __future__ import annotations
@@ -17,6 +20,7 @@ from __future__ import annotations
 from typing import Any
 
 from fastpad.errors import FieldError, ValidationFailed
+from fastpad.notes.schema import why_unstorable
 
 
 def check_shape(data: Any, *, max_array_items: int, max_values: int) -> None:
@@ -34,7 +38,7 @@ def check_shape(data: Any, *, max_array_items: int, max_values: int) -> None:
         if values + len(stack) + children > max_values:
             # every pending node counts at least once: the total is already over
             values = max_values + 1
-        if isinstance(node, str) and (why := _unstorable(node)):
+        if isinstance(node, str) and (why := why_unstorable(node)):
             errors.append(FieldError(path or "body", "invalid_text", why))
         if isinstance(node, list) and len(node) > max_array_items:
             errors.append(
@@ -48,7 +52,7 @@ def check_shape(data: Any, *, max_array_items: int, max_values: int) -> None:
             break
         if isinstance(node, dict):
             for key, child in node.items():
-                why = _unstorable(key)
+                why = why_unstorable(key)
                 name = _escaped(key) if why else str(key)
                 field = f"{path}.{name}" if path else name
                 if why:
@@ -69,15 +73,12 @@ def check_shape(data: Any, *, max_array_items: int, max_values: int) -> None:
         )
 
 
-def _unstorable(text: str) -> str | None:
-    """Why ``text`` cannot be stored on both backends; None when it can."""
-    if "\x00" in text:
-        return "text must not contain U+0000 (NUL)"
-    try:
-        text.encode("utf-8")
-    except UnicodeEncodeError:
-        return "text must be valid Unicode (no lone surrogates)"
-    return None
+def too_deep(depth: int, limit: int) -> ValidationFailed:
+    return ValidationFailed(
+        detail=f"The JSON body nests {depth} levels deep; at most {limit} levels of arrays and objects are allowed",
+        field_errors=[FieldError("body", "max_depth", f"arrays and objects nest at most {limit} levels deep")],
+        extra={"max_depth": limit},
+    )
 
 
 def _escaped(name: str) -> str:

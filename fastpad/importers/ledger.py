@@ -34,6 +34,7 @@ DEFINED = "defined"  # a database became a type
 SKIPPED = "skipped"  # see the reason
 CANCELLED = "cancelled"  # the import was cancelled before reaching it
 FAILED = "failed"  # writing it failed; the detail says why
+NOT_REACHED = "not_reached"  # the server stopped (a crash, a restart) before the import reached it
 
 # Kinds of item (and of the rows that are not items).
 NOTE_KINDS = frozenset({"note", "canvas", "database_row"})  # the items the summary counts as notes

@@ -70,6 +70,11 @@ class Plan:
     types: list[TypeDraft] = field(default_factory=list)
     missing: MissingReason = unresolved  # what a link to nothing is reported as
 
+    def to_write(self) -> dict[str, str]:
+        """The items the run writes (attachments, databases, notes): item -> kind."""
+        return {**{a.item: "attachment" for a in self.attachments}, **{t.item: "database" for t in self.types},
+                **{d.item: d.kind for d in self.drafts}}
+
     @property
     def item_count(self) -> int:
         """How many item rows the ledger will hold."""

@@ -88,10 +88,7 @@ class ImportRun:
         self.existing: dict[str, str] = {}  # note id -> title, of this archive's notes an earlier attempt created
         self.tally = Tally()
         self.links = LinkRows()
-        self.remaining: dict[str, str] = {
-            **{a.item: "attachment" for a in plan.attachments}, **{t.item: "database" for t in plan.types},
-            **{d.item: d.kind for d in plan.drafts},
-        }
+        self.remaining: dict[str, str] = plan.to_write()
         self.progress: dict[str, Any] = {
             "phase": "attachments", "items_total": plan.item_count, "items_done": 0,
             "notes_total": len(plan.drafts) + sum(1 for r in plan.rows if r.kind in lg.NOTE_KINDS), "notes_done": 0,

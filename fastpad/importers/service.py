@@ -28,6 +28,7 @@ from pathlib import Path
 from typing import Any
 
 from fastpad.errors import Conflict, FieldError, NotFound, ValidationFailed
+from fastpad.importers import ledger as lg
 from fastpad.importers.archive import Archive, ArchiveLimits, open_archive
 from fastpad.importers.detect import SOURCES, detect_source
 from fastpad.importers.notion import plan_notion
@@ -49,6 +50,7 @@ MAX_PART_BYTES = 4 << 20  # well under the 8 MiB body limit of authenticated rou
 MAX_UPLOAD_BYTES = 2 << 30
 MAX_LEDGER_PAGE = 1000
 STALE_AFTER = timedelta(minutes=10)  # a running import whose heartbeat is older was interrupted
+INTERRUPTED = "interrupted"
 _CURSOR_PREFIX = "l1:"
 _PLANNERS: dict[str, Callable[[Archive], Plan]] = {
     OBSIDIAN: lambda archive: plan_vault(archive, OBSIDIAN),
@@ -82,6 +84,8 @@ class ImportView:
         status = row.status
         if status in ("queued", "running") and now - row.updated_at > STALE_AFTER:
             status = "interrupted"
+        if status == "failed" and (row.problem or {}).get("type") == INTERRUPTED:
+            status = INTERRUPTED  # stored as failed (the column's states), told apart by its problem
         return cls(row.id, status, row.source, row.label, row.archive_bytes, row.received_bytes, row.progress,
                    row.summary, row.problem, row.created_at, row.updated_at, row.started_at, row.finished_at)
 
@@ -249,11 +253,70 @@ class ImportService:
         _authorize(principal, NOTES_READ)
         with self.store.read(principal.workspace_id) as tx:
             row = _row(tx.imports.get(import_id) if is_ulid(import_id) else None, import_id)
+        if self._orphaned(row):
+            row = self._interrupted(principal, import_id)
         return ImportView.of(row, self.clock())
+
+    def _orphaned(self, row: ImportRow) -> bool:
+        """An uploaded import that says it runs, though no thread of this process runs it: the server
+        that ran it stopped (killed, crashed, restarted). Uploaded imports run only in the server's
+        own threads (one server per database); an import of a folder runs in the process that
+        asked for it, and is judged by its heartbeat instead (``STALE_AFTER``)."""
+        return (row.status in ("queued", "running") and row.archive_bytes is not None
+                and row.id not in self._threads)
+
+    def _interrupted(self, principal: Principal, import_id: str) -> ImportRow:
+        """Mark an orphaned import interrupted, with a ledger row for every item of its archive
+        (still in the spool) that its ledger does not account for yet: ``imported`` for a note
+        created before the stop, ``not_reached`` for the rest."""
+        items = self._planned_items(import_id)
+        with self.store.write(principal.workspace_id) as tx:
+            row = _row(tx.imports.get(import_id, for_update=True), import_id)
+            if not self._orphaned(row):
+                return row  # another request got here first
+            accounted, seq = set(), 0
+            while batch := tx.imports.ledger(import_id, after_seq=seq, limit=MAX_LEDGER_PAGE):
+                accounted.update(entry.item for entry in batch)
+                seq = batch[-1].seq
+            unrecorded = [(item, kind) for item, kind in items.items() if item not in accounted]
+            # A note is created before its batch's rows are written: one the server created and then
+            # stopped before recording is there, under the id this import minted for it.
+            minted = {m.item_path: m.note_id for m in tx.imports.minted(item for item, _ in unrecorded)}
+            created = tx.imports.existing_notes(minted.values())
+            entries = [LedgerEntry(seq + n, item, kind, lg.IMPORTED, None, "created just before the server stopped",
+                                   minted[item], None, None) if minted.get(item) in created else
+                       LedgerEntry(seq + n, item, kind, lg.NOT_REACHED, None,
+                                   "the server stopped before the import reached it", None, None, None)
+                       for n, (item, kind) in enumerate(unrecorded, start=1)]
+            unreached = [entry for entry in entries if entry.status == lg.NOT_REACHED]
+            tx.imports.append_ledger(import_id, entries)
+            now = self.clock()
+            tx.imports.update(import_id, now, status="failed", finished_at=now, problem={
+                "type": INTERRUPTED, "title": "The import was interrupted",
+                "detail": f"the server stopped while it ran; {len(unreached):,} item(s) were never reached",
+                "retryable": True, "next": "import the archive again: what committed is kept, and nothing is "
+                                           "created twice"})
+            row = _row(tx.imports.get(import_id), import_id)
+        self._spool().discard(import_id)
+        return row
+
+    def _planned_items(self, import_id: str) -> dict[str, str]:
+        """Every item of a spooled archive, with its kind, as its import planned it (empty when
+        the spool no longer holds it)."""
+        path = self._spool().path(import_id)
+        if not path.exists():
+            return {}
+        archive = open_archive(path, self.limits)
+        try:
+            plan = _PLANNERS[detect_source(archive.entries, None)](archive)
+        finally:
+            archive.close()
+        return {**{row.item: row.kind for row in plan.rows}, **plan.to_write()}
 
     def ledger(self, principal: Principal, import_id: str, *, cursor: str | None = None, limit: int = 100) -> LedgerPage:
         """A page of the import's ledger, in order; follow ``next_cursor``."""
         _authorize(principal, NOTES_READ)
+        self.status(principal, import_id)  # an orphaned import's ledger is completed first
         if isinstance(limit, bool) or not isinstance(limit, int) or not 1 <= limit <= MAX_LEDGER_PAGE:
             raise ValidationFailed(detail=f"limit is between 1 and {MAX_LEDGER_PAGE}",
                                    field_errors=[FieldError("limit", "range", f"between 1 and {MAX_LEDGER_PAGE}")])

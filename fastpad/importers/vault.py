@@ -76,7 +76,10 @@ def plan_vault(archive: Archive, flavor: str) -> Plan:
             attachments.append(AttachmentDraft(entry.path, attachment_type(entry.suffix) or "", entry.size))
         else:
             rows.append(unsupported(entry))
-    aliases = {d.item: _strings(d.properties.get("aliases")) for d in drafts}
+    # What else names a note to a link, after its path: its aliases, and in a Markdown folder the
+    # title it is called by (links to it become edges by that title, so they resolve).
+    aliases = {d.item: [*_strings(d.properties.get("aliases")), *([d.title] if flavor == MARKDOWN else [])]
+               for d in drafts}
     index = PathIndex((e.path for e in archive.entries), aliases)
     return Plan(flavor, drafts, attachments, rows, index)
 

@@ -18,7 +18,7 @@ CITES = "cites"
 RELATED = "related"
 SUPERSEDES = "supersedes"  # made only by marking a note superseded (it has a fast lookup beside it)
 
-_TYPE = re.compile(r"^[a-z][a-z0-9_]{0,39}$")
+EDGE_TYPE = re.compile(r"^[a-z][a-z0-9_]{0,39}$")
 
 TEXT_LINK_CONFIDENCE = 1.0  # the link is literally in the text; what is unconfirmed is who wrote it
 DEFAULT_INFERRED_CONFIDENCE = 0.5
@@ -27,7 +27,7 @@ CONFIDENCE_HALF_LIFE = timedelta(days=30)
 
 def check_edge_type(value: object, *, field: str = "type") -> str:
     """An edge type is a lower-case slug (``cites``, ``depends_on``); a 422 otherwise."""
-    if not isinstance(value, str) or not _TYPE.match(value):
+    if not isinstance(value, str) or not EDGE_TYPE.match(value):
         raise ValidationFailed(
             detail="an edge type is a lower-case word: a letter, then letters, digits or _ (at most 40)",
             field_errors=[FieldError(field, "edge_type", "e.g. mentions, cites, related")],

@@ -44,6 +44,7 @@ from fastpad.notes.blocks import BLOCK_TYPES, PARAGRAPH, Block, NoteMeta, normal
 from fastpad.notes.frontier import decode_frontier, encode_frontier
 from fastpad.notes.guard import loro_errors
 from fastpad.notes.ids import is_ulid, new_id
+from fastpad.notes.schema import schema_violation, storable_text, storable_value
 from fastpad.notes.updates import UpdateLimits, check_update, missing_dependencies
 
 Comparison = Literal["equal", "before", "after", "concurrent"]
@@ -53,7 +54,6 @@ _ORDERINGS: dict[int, Comparison] = {int(Ordering.Less): "before", int(Ordering.
 # Myers diff costs O(length × edit size): a 150k-character rewrite took 110 s. Past this
 # budget a diff degrades to lines, then to a plain replace.
 _DIFF_TIMEOUT_MS = 50
-_I64 = range(-(2**63), 2**63)
 _MISSING = object()
 
 
@@ -155,13 +155,13 @@ class NoteDocument:
         self._doc.commit()
 
     def _check_meta(self, meta: NoteMeta) -> None:
-        if not isinstance(meta.title, str) or not _encodable(meta.title):
-            raise _invalid("title", "invalid_value", "The title must be a string of valid Unicode.")
+        if not isinstance(meta.title, str) or not storable_text(meta.title):
+            raise _invalid("title", "invalid_text", "The title must be a string of valid Unicode without U+0000.")
         for position, type_name in enumerate(meta.types):
-            if not isinstance(type_name, str) or not _encodable(type_name):
-                raise _invalid(f"types[{position}]", "invalid_value", "Each type must be a string of valid Unicode.")
+            if not isinstance(type_name, str) or not storable_text(type_name):
+                raise _invalid(f"types[{position}]", "invalid_text", "Each type must be a string of valid Unicode without U+0000.")
         for key, value in meta.properties.items():
-            if not isinstance(key, str) or not _storable(value, nested=True):
+            if not isinstance(key, str) or not storable_value(value, nested=True):
                 raise _invalid(
                     f"properties.{key}",
                     "invalid_value",
@@ -427,7 +427,7 @@ class NoteDocument:
         (added, removed, moved or re-typed blocks, changed attrs or the metadata, or edited
         a block no longer in the list): then every block has to be read."""
         check_update(self._doc, blob, limits)
-        before = self._doc.oplog_frontiers
+        before, held = self._doc.oplog_frontiers, self._doc.oplog_vv
         try:
             with loro_errors(_undecodable_update):
                 status = self._doc.import_(blob)
@@ -440,6 +440,9 @@ class NoteDocument:
             self._restore(before)
             raise missing_dependencies(self._doc)
         changed = self._changed_containers(status.success)
+        if violation := schema_violation(self._doc, held, changed):
+            self._restore(before)
+            raise _off_schema(*violation)
         # ContainerType.Text is the class of a Text container's type (== never holds).
         if not all(isinstance(container.container_type, ContainerType.Text) for container in changed):
             # Ops that may have added, removed, moved or re-identified blocks drop the block
@@ -667,37 +670,13 @@ def _same(a: Any, b: Any) -> bool:
 # -- input checks -------------------------------------------------------------------------------
 
 
-def _storable(value: Any, *, nested: bool) -> bool:
-    """Whether Loro can store ``value`` as a plain value (lists/dicts only if ``nested``)."""
-    if value is None or isinstance(value, (bool, float)):
-        return True
-    if isinstance(value, int):
-        return value in _I64
-    if isinstance(value, str):
-        return _encodable(value)
-    if nested and isinstance(value, list):
-        return all(_storable(item, nested=True) for item in value)
-    if nested and isinstance(value, dict):
-        return all(isinstance(k, str) and _encodable(k) and _storable(v, nested=True) for k, v in value.items())
-    return False
-
-
-def _encodable(text: str) -> bool:
-    # Lone surrogates (valid in JSON, invalid in UTF-8) cannot cross into Loro.
-    try:
-        text.encode("utf-8")
-    except UnicodeEncodeError:
-        return False
-    return True
-
-
 def _check_text(text: Any, field: str) -> None:
-    if not isinstance(text, str) or not _encodable(text):
-        raise _invalid(field, "invalid_text", "Block text must be a string of valid Unicode (no lone surrogates).")
+    if not isinstance(text, str) or not storable_text(text):
+        raise _invalid(field, "invalid_text", "Block text must be a string of valid Unicode (no lone surrogates, no U+0000).")
 
 
 def _check_attr(key: str, value: Any) -> None:
-    if not _storable(value, nested=False):
+    if not storable_value(value, nested=False):
         raise _invalid(f"attrs.{key}", "invalid_value", "An attribute must be null, a boolean, a number or a string.")
 
 
@@ -708,6 +687,11 @@ def _check_offset(offset: Any, length: int) -> None:
             field_errors=[FieldError("offset", "out_of_range", f"Must be between 0 and {length} (code points).")],
             extra={"min": 0, "max": length, "actual": offset},
         )
+
+
+def _off_schema(path: str, why: str) -> ValidationFailed:
+    message = f"The update leaves the note's schema at {path}: {why}. Nothing was applied."
+    return ValidationFailed(detail=message, field_errors=[FieldError("ops", "off_schema", message)], extra={"path": path})
 
 
 def _invalid(field: str, code: str, message: str) -> ValidationFailed:

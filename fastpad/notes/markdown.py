@@ -66,9 +66,53 @@ def _without_timestamps(resolvers: dict) -> dict:
     }
 
 
-class _FrontmatterLoader(yaml.SafeLoader):
+# Frontmatter is a note's title, types and properties: these bound what one may cost to read.
+FRONTMATTER_MAX_DEPTH = 32
+FRONTMATTER_MAX_NODES = 10_000
+# libyaml when installed (PyYAML's wheels carry it): ten times faster, and its scanner's work per
+# token does not grow with the nesting as the pure-Python one's does.
+_YamlLoader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+_OPENS = (yaml.SequenceStartEvent, yaml.MappingStartEvent)
+_CLOSES = (yaml.SequenceEndEvent, yaml.MappingEndEvent)
+
+
+class _FrontmatterLoader(_YamlLoader):  # type: ignore[misc, valid-type]
     """Dates stay the ISO strings the person wrote: a property holds text, numbers,
     booleans and lists, and ``due: 2025-01-14`` round-trips as written."""
+
+
+def _check_frontmatter_bounds(raw: str) -> None:
+    """Refuse, from the YAML's events and before anything is built, frontmatter whose reading
+    would cost more than its size: an alias (``*name``: a few hundred bytes of aliases of
+    aliases stand for billions of values to every later walk, the "billion laughs"), nesting
+    past ``FRONTMATTER_MAX_DEPTH`` or more than ``FRONTMATTER_MAX_NODES`` values."""
+    depth = nodes = 0
+    for event in yaml.parse(raw, Loader=_FrontmatterLoader):
+        line = event.start_mark.line + 2  # the frontmatter starts on the note's line 2
+        if isinstance(event, yaml.AliasEvent):
+            raise invalid_markdown(
+                "frontmatter_alias",
+                f"frontmatter line {line}: aliases (*{event.anchor}) are not allowed; write the value out",
+                line=line,
+            )
+        if isinstance(event, _CLOSES):
+            depth -= 1
+            continue
+        if not isinstance(event, (yaml.ScalarEvent, *_OPENS)):
+            continue
+        nodes += 1
+        if nodes > FRONTMATTER_MAX_NODES:
+            raise invalid_markdown(
+                "frontmatter_too_large", f"frontmatter holds more than {FRONTMATTER_MAX_NODES} values (line {line})",
+                line=line,
+            )
+        if isinstance(event, _OPENS):
+            depth += 1
+            if depth > FRONTMATTER_MAX_DEPTH:
+                raise invalid_markdown(
+                    "frontmatter_too_deep",
+                    f"frontmatter line {line}: values nest more than {FRONTMATTER_MAX_DEPTH} levels deep", line=line,
+                )
 
 
 class _FrontmatterDumper(yaml.SafeDumper):
@@ -225,9 +269,10 @@ def parse_markdown(text: str) -> ParsedNote:
     """Blocks and metadata from Markdown. A block without an anchor has id None.
 
     Raises ValidationFailed (field ``markdown``) for malformed frontmatter, an
-    anchor that is not a ULID, or two blocks claiming one anchor.
+    anchor that is not a ULID, or two blocks claiming one anchor. U+0000 reads as U+FFFD, as
+    CommonMark says it must (and as markdown-it reads it), whichever reader takes the text.
     """
-    text = text.replace("\r\n", "\n").replace("\r", "\n")
+    text = text.replace("\r\n", "\n").replace("\r", "\n").replace("\x00", "\ufffd")
     meta, body, body_line = _split_frontmatter(text)
     found = read_canonical(body, body_line) or read_markdown(body, body_line)
     seen: dict[str, int] = {}
@@ -254,6 +299,7 @@ def _split_frontmatter(text: str) -> tuple[NoteMeta, str, int]:
         raise invalid_markdown("malformed_frontmatter", "frontmatter opened with '---' on line 1 is never closed", line=1)
     raw = text[4 : end.start()]
     try:
+        _check_frontmatter_bounds(raw)
         data = yaml.load(raw, Loader=_FrontmatterLoader)
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)

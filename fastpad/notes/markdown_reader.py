@@ -8,13 +8,65 @@ came from.
 
 from __future__ import annotations
 
+import re
+
 from markdown_it import MarkdownIt
+from markdown_it.rules_block import StateBlock
 from markdown_it.token import Token
 
-from fastpad.notes.block_syntax import QUOTE_PREFIX, SourceBlocks
+from fastpad.notes.block_syntax import QUOTE_PREFIX, SourceBlocks, invalid_markdown
 
-_MD = MarkdownIt("commonmark").enable("table").disable("reference")
+# Block nesting markdown-it may open: a quote is one level, a list two (the list and its item),
+# so 32 lists or 64 quotes deep. markdown-it silently drops everything past its own limit,
+# so the reader refuses a deeper block instead (it would also recurse once per level).
+MAX_NESTING = 64
+
+
+class _TooDeep(Exception):
+    def __init__(self, line: int) -> None:
+        self.line = line  # 0-based, in the body
+
+
+def _refuse_deeper(state: StateBlock, start_line: int, end_line: int, silent: bool) -> bool:
+    """A block rule tried before every other: a block starting past ``MAX_NESTING`` is an error."""
+    if state.level > MAX_NESTING:
+        raise _TooDeep(start_line)
+    return False
+
+
+# The rest of a thematic-break line after its first marker: that marker and blanks only.
+_BREAK_TAIL = {marker: re.compile(rf"(?:{re.escape(marker)}|[ \t])*") for marker in "*-_"}
+
+
+def _thematic_break(state: StateBlock, start_line: int, end_line: int, silent: bool) -> bool:
+    """markdown-it's ``hr`` rule with its character loop as one regex match. Each list level
+    tries the rule on the rest of the line, so on ``- - - … x`` the loop cost a Python step per
+    character per level (5 s for 200 KB); the match is the same work in C."""
+    pos = state.bMarks[start_line] + state.tShift[start_line]
+    maximum = state.eMarks[start_line]
+    if state.is_code_block(start_line) or pos >= maximum:
+        return False
+    marker = state.src[pos]
+    if marker not in _BREAK_TAIL or _BREAK_TAIL[marker].match(state.src, pos + 1, maximum).end() != maximum:
+        return False
+    count = state.src.count(marker, pos, maximum)
+    if count < 3:
+        return False
+    if silent:
+        return True
+    state.line = start_line + 1
+    token = state.push("hr", "hr", 0)
+    token.map = [start_line, state.line]
+    token.markup = marker * (count + 1)  # what markdown-it's rule sets
+    return True
+
+
+# markdown-it skips (drops) whatever starts at its maxNesting; a list steps two levels at once, so
+# its limit stays well above ours, which refuses first.
+_MD = MarkdownIt("commonmark", {"maxNesting": 2 * MAX_NESTING}).enable("table").disable("reference")
 _MD.core.ruler.disable("inline")
+_MD.block.ruler.before("table", "refuse_deeper", _refuse_deeper)
+_MD.block.ruler.at("hr", _thematic_break, {"alt": ["paragraph", "reference", "blockquote", "list"]})
 
 # Tokens that start a block: a list item whose first child is one of these has no text of its own.
 _BLOCK_STARTS = frozenset(
@@ -24,7 +76,17 @@ _BLOCK_STARTS = frozenset(
 
 def read_markdown(body: str, first_line: int) -> SourceBlocks:
     """Blocks of ``body``, whose first line is line ``first_line`` of the file."""
-    return _TokenWalk(body.split("\n"), first_line).read(_MD.parse(body))
+    try:
+        tokens = _MD.parse(body)
+    except _TooDeep as deep:
+        line = first_line + deep.line
+        raise invalid_markdown(
+            "too_deep",
+            f"line {line}: lists and quotes nest more than {MAX_NESTING} levels deep here (a list counts "
+            "two: the list and its item); flatten the outline",
+            line=line,
+        ) from None
+    return _TokenWalk(body.split("\n"), first_line).read(tokens)
 
 
 class _TokenWalk:

@@ -49,6 +49,7 @@ from typing import Any, Literal, Union
 from fastpad.errors import FieldError, ValidationFailed
 from fastpad.notes.blocks import BLOCK_TYPES, PARAGRAPH, normalize_attrs
 from fastpad.notes.ids import is_ulid
+from fastpad.notes.schema import storable_text
 
 MAX_OPS = 100
 MAX_TEXT_CHARS = 20_000
@@ -356,10 +357,8 @@ def _text(item: Mapping[str, Any], path: str, errors: _Errors) -> str:
     if not isinstance(text, str):
         errors.add(f"{path}.text", "invalid_type", "text must be a string.")
         return ""
-    if not _encodable(text):
-        errors.add(f"{path}.text", "invalid_text", "text must be valid Unicode (no lone surrogates).")
-    elif "\x00" in text:
-        errors.add(f"{path}.text", "invalid_text", "text must not contain NUL.")
+    if not storable_text(text):
+        errors.add(f"{path}.text", "invalid_text", "text must be valid Unicode (no lone surrogates, no U+0000).")
     if len(text) > MAX_TEXT_CHARS:
         errors.add(f"{path}.text", "max_length", f"At most {MAX_TEXT_CHARS} code points per block; this has {len(text)}.")
     return text
@@ -418,7 +417,7 @@ def _string(
         if required:
             errors.add(f"{path}.{key}", "required", f"{key} is required.")
         return None
-    if not isinstance(value, str) or not _encodable(value) or (required and not value.strip()):
+    if not isinstance(value, str) or not storable_text(value) or (required and not value.strip()):
         errors.add(f"{path}.{key}", "invalid_value", f"{key} must be a non-empty string of valid Unicode.")
         return None
     if len(value) > max_chars:
@@ -448,14 +447,6 @@ def _timestamp(item: Mapping[str, Any], key: str, path: str, errors: _Errors) ->
         errors.add(f"{path}.{key}", "invalid_timestamp", f"{key} must be ISO 8601 with an offset, e.g. 2025-03-01T09:00:00+01:00.")
         return None
     return parsed
-
-
-def _encodable(text: str) -> bool:
-    try:
-        text.encode("utf-8")
-    except UnicodeEncodeError:
-        return False
-    return True
 
 
 # -- handle resolution -----------------------------------------------------------------------

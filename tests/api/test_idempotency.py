@@ -56,13 +56,18 @@ def test_lifecycle_mutations_replay(owner):
     assert owner.get(f"/v1/notes/{note_id}").json()["archived"] is False, "the replay did not archive again"
 
 
-def test_keys_are_per_principal(server, owner):
+def test_keys_are_per_credential(server, owner):
     key = str(uuid.uuid4())
     first = owner.post("/v1/notes", json={"title": "mine", "idempotencyKey": key})
-    # The same person through another credential is the same principal: the key is shared.
+    assert owner.post("/v1/notes", json={"title": "mine", "idempotencyKey": key}).content == first.content
+    # The same person through another credential replays nothing of the first one's: a replay
+    # answers verbatim, and another token may reach less (tests/hostile/test_requests.py).
     other = server.mint("notes:read,notes:write", "--person", server.owner_email)
     with server.client(other["token"]) as client:
-        assert client.post("/v1/notes", json={"title": "mine", "idempotencyKey": key}).content == first.content
+        own = client.post("/v1/notes", json={"title": "mine", "idempotencyKey": key})
+        assert own.status_code == 201 and "idempotent-replayed" not in own.headers
+        assert own.json()["id"] != first.json()["id"]
+        assert client.post("/v1/notes", json={"title": "mine", "idempotencyKey": key}).content == own.content
     # Another principal's identical key is its own: no replay of someone else's response, no conflict.
     agent = server.mint("notes:read,notes:write", "--auto-apply", "--label", "tests: idempotency agent")
     with server.client(agent["token"]) as client:

@@ -149,12 +149,13 @@ def test_body_deadline_applies_even_at_a_good_rate():
     assert json.loads(body)["min_bytes_per_sec"] == 1
 
 
-def test_small_bodies_are_not_timed_and_large_fast_bodies_pass():
+def test_small_and_chunked_bodies_are_timed_too_and_fast_bodies_pass():
     limits = Limits(body_grace_s=0.01, body_deadline_s=0.2)
-    status, body = asyncio.run(
-        _drive(_middleware(limits), [(b"content-length", b"10")], [b"x" * 10], [0.3])
-    )
-    assert (status, body) == (200, b"10")
+    for headers in ([(b"content-length", b"10")], []):  # announced, and chunked
+        status, body = asyncio.run(_drive(_middleware(limits), headers, [b"x" * 10], [0.3]))
+        assert status == 408, headers
+        status, body = asyncio.run(_drive(_middleware(limits), headers, [b"x" * 10], [0]))
+        assert (status, body) == (200, b"10")
     size = 100 * 1024
     status, body = asyncio.run(
         _drive(_middleware(limits), [(b"content-length", str(size).encode())], [b"x" * size], [0])

@@ -13,9 +13,8 @@ import sys
 import time
 from pathlib import Path
 
-import pytest
-
 from tests.cli.conftest import CliServer, Fp
+from tests.unavailable import unavailable
 
 FP_DIR = str(Path(sys.executable).parent)
 
@@ -52,8 +51,9 @@ class Terminal:
             os.close(self.master)
 
 
-@pytest.mark.skipif(not (shutil.which("bash") and shutil.which("script")), reason="needs bash and script(1)")
 def test_add_last_captures_the_previous_command_with_output_exit_code_and_timing(fp: Fp, cli_server: CliServer):
+    if not (shutil.which("bash") and shutil.which("script")):
+        unavailable("needs bash and script(1): apt-get install bsdutils")
     (fp.home / ".bashrc").write_text('PS1="ready> "\neval "$(fp add --hook bash)"\n')
     env = {**fp.env, "PATH": f"{FP_DIR}:{os.environ['PATH']}", "TERM": "xterm", "SHELL": shutil.which("bash"),
            "FASTPAD_URL": cli_server.base_url, "FASTPAD_TOKEN": cli_server.person_token()}

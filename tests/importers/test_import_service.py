@@ -269,3 +269,22 @@ def test_entries_that_cannot_be_read_are_ledger_rows_in_a_zip_too(svc, ws, impor
     assert {p[:8]: (r.status, r.reason) for p, r in rows.items()} == {
         "ok.md": ("imported", None), "d/d/d/d/": ("skipped", "path_too_long"), "locked.m": ("skipped", "encrypted_note")}
     assert "levels deep" in rows[deep].detail
+
+
+def test_a_markdown_folder_of_title_named_notes_links_by_title_with_no_false_ledger_rows(svc, ws, imports,
+                                                                                        tmp_path) -> None:
+    """Files named by date, notes called by their frontmatter title, links written as titles: every
+    link is an edge, so the ledger reports none of them (it reported each as unresolved)."""
+    count = 60
+    files = {f"journal/2024-01-{i:02d}-{i * 7919 % 1000:03d}.md":
+             f"---\ntitle: Entry {i}\n---\n\nAfter [[Entry {(i + 1) % count}]] and [[entry {(i + 2) % count}]]; "
+             f"not [[No such entry]].\n" for i in range(count)}
+    view = imports.run(ws.owner, write_tree(tmp_path / "folder", files))
+    assert view.source == "markdown" and view.status == "completed"
+    links = [(r.item, r.target, r.reason) for r in ledger(imports, ws, view) if r.kind == "link"]
+    assert sorted(links) == sorted((item, "No such entry", "unresolved_wikilink") for item in files)
+    graph = GraphService(svc.store)
+    first = note_titled(svc, ws, "Entry 0")
+    outgoing = graph.links(ws.owner, first.id).outgoing
+    assert {e.target.title for e in outgoing if e.target is not None} == {"Entry 1", "Entry 2"}
+    assert len(outgoing) == 3  # and the forward link to the entry no note is called

@@ -131,3 +131,27 @@ def test_end_to_end_through_a_real_proposal():
 def test_tokens_treat_urls_as_one_and_split_unspaced_scripts():
     assert tokens("See https://a.example/x/y/z?q=1, then GO.") == ["see", "https://a.example/x/y/z?q=1", "then", "go"]
     assert tokens("東京へ行く") == ["東", "京", "へ", "行", "く"]
+
+
+def _copied(pieces: list[int], filler: int) -> tuple[list[ReadText], list[NewText]]:
+    """A source of distinct words, and a proposal holding ``pieces`` (word counts, each under the
+    run rule's twelve) copied from far-apart places of it, then ``filler`` words of its own."""
+    source = " ".join(f"s{i}" for i in range(40 * len(pieces)))
+    copied = [" ".join(f"s{40 * n + i}" for i in range(size)) for n, size in enumerate(pieces)]
+    own = [f"f{i}" for i in range(filler)]
+    text = " ".join(piece + " " + own.pop() if own else piece for piece in copied) + " " + " ".join(own)
+    return [ReadText(NOTE_A, BLOCK_A1, source)], inserted(text.strip())
+
+
+@pytest.mark.parametrize(("pieces", "filler", "denied"), [
+    ([8, 8, 8], 56, True),  # 24 copied of 80 new words: exactly 30 %, exactly 24 — refused
+    ([8, 8, 8], 57, False),  # 24 of 81: under 30 %
+    ([8, 8, 7], 3, False),  # 23 copied, nearly all the new words: under 24 whatever the share
+    ([11, 11, 11], 77, True),  # 33 of 110: 30 % again, with longer pieces
+])
+def test_the_share_rule_holds_at_exactly_24_copied_words_and_exactly_30_percent(pieces, filler, denied):
+    read, proposal = _copied(pieces, filler)
+    verdict = check_copy(proposal, read, note_id=NOTE_B)
+    assert (verdict.copied_words, verdict.new_words) == (sum(pieces), sum(pieces) + filler)
+    assert verdict.longest_run_words < RUN_WORDS
+    assert verdict.denied is denied and verdict.rule == ("share" if denied else None)

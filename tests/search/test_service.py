@@ -8,7 +8,7 @@ from dataclasses import dataclass, replace
 
 import pytest
 
-from fastpad.errors import InsufficientScope, ValidationFailed
+from fastpad.errors import InsufficientScope, StaleFrontier, ValidationFailed
 from fastpad.knowledge.graph import GraphService
 from fastpad.notes import Block
 from fastpad.notes.provenance import Origin
@@ -71,8 +71,8 @@ def test_chunks_are_written_with_the_note_and_follow_each_edit(store, svc, ws):
     assert after[0] == stored[0]  # untouched section: same row, same digest, so its vector stays
     assert after[1].id == stored[1].id and after[1].digest != stored[1].digest
 
-    # A refused write changes nothing, chunks included.
-    with pytest.raises(Exception):
+    # A refused write changes nothing, chunks included: the same ops again, on a frontier now stale.
+    with pytest.raises(StaleFrontier):
         svc.notes.apply_ops(ws.owner, n.id, ops=ops, peer_id="7", expected_frontier=frontier)
     with store.read(ws.id) as tx:
         assert tx.search_index.note_chunks(n.id) == after

@@ -1,6 +1,6 @@
-"""The adversarial suite's servers: one ``fp serve`` per backend (SQLite, and PostgreSQL from the
-session's cluster — ``tests/conftest.py``: a missing database fails, never skips), shared by every
-test here, each with its two furnished workspaces (``tests/security/world.py``).
+"""The adversarial suite's servers: ``target``, one ``fp serve`` per backend (``tests/conftest.py``,
+shared with the hostile-input suite in ``tests/hostile``), each with its two furnished workspaces
+(``tests/security/world.py``).
 
 Every category's tally is kept, and the attempts and refusals of each are printed at the end of the
 run (``bench/security.py`` writes the same figures to ``bench/results/security.json``).
@@ -8,24 +8,15 @@ run (``bench/security.py`` writes the same figures to ``bench/results/security.j
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 
 import pytest
 
-from tests.conftest import BACKENDS
-from tests.mcp.conftest import McpServer, start_mcp_server, stop_mcp_server
+from tests.mcp.conftest import McpServer
 from tests.security.tally import Tally
 from tests.security.world import World, build_world
 
 TALLIES = pytest.StashKey[list[Tally]]()
-
-
-@pytest.fixture(scope="session", params=BACKENDS)
-def target(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> Iterator[McpServer]:
-    database_url = request.getfixturevalue("pg_cluster").blank_database() if request.param == "postgres" else None
-    server = start_mcp_server(tmp_path_factory.mktemp(f"security-{request.param}"), request.param, database_url)
-    yield server
-    stop_mcp_server(server)
 
 
 @pytest.fixture(scope="session")

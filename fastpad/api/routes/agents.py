@@ -11,8 +11,9 @@ from pydantic import BaseModel, ConfigDict, Field
 from starlette.responses import Response
 
 from fastpad.api.openapi import problems
-from fastpad.api.routes.common import Authenticated, ShapeChecked, json_response
+from fastpad.api.routes.common import Authenticated, json_response
 from fastpad.errors import PolicyDenied
+from fastpad.security.scopes import ALL_SCOPES
 from fastpad.security.agents import AgentDirectory
 from fastpad.security.scopes import AGENT_DEFAULT_SCOPES
 
@@ -44,7 +45,7 @@ class DelegateIn(BaseModel):
     model_config = ConfigDict(extra="forbid")
     label: str = Field(min_length=1, max_length=200, description="who the new agent is, as Agents & tokens lists it")
     scopes: list[str] | None = Field(
-        default=None, max_length=16,
+        default=None, max_length=16, json_schema_extra={"items": {"enum": list(ALL_SCOPES)}},
         description="within the caller's own; default: an agent's default scopes (read, propose, search, graph) "
                     "the caller holds")
 
@@ -53,7 +54,7 @@ class DelegateIn(BaseModel):
              summary="A person mints an agent token narrowed from their own credential: a new agent, never a person",
              responses=problems(_403="policy-denied: an agent cannot mint, or the request goes beyond the caller's grant",
                                 _422="validation-failed: an unknown scope, or none left"))
-async def delegate_token(request: Request, caller: Authenticated, body: DelegateIn, _shape: None = ShapeChecked) -> Response:
+async def delegate_token(request: Request, caller: Authenticated, body: DelegateIn) -> Response:
     """The new token is an agent's: it reads at the agent floor, follows only confirmed edges and
     proposes instead of writing, whatever the caller may do. It lives no longer than the caller's
     token, within its note set, and revoking the caller's token revokes it too."""

@@ -14,7 +14,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from starlette.responses import Response
 
 from fastpad.api.openapi import problems
-from fastpad.api.routes.common import Authenticated, ShapeChecked
+from fastpad.api.routes.common import Authenticated
 from fastpad.errors import ProviderNotConfigured
 from fastpad.security.scopes import NOTES_READ, SEARCH_READ
 
@@ -35,7 +35,7 @@ class AskIn(BaseModel):
     responses=problems(_429="rate-limited: 20 questions a minute per person",
                        _503="provider-not-configured: this deployment has no model provider"),
 )
-def ask(request: Request, caller: Authenticated, body: AskIn, _shape: None = ShapeChecked) -> Response:
+def ask(request: Request, caller: Authenticated, body: AskIn) -> Response:
     principal = caller.principal
     principal.require(SEARCH_READ, NOTES_READ)
     state = request.app.state

@@ -31,7 +31,8 @@ _FILE = {"content": {"image/*": {"schema": {"type": "string", "format": "binary"
                        _422="validation-failed: empty, a bad name, or bytes that are not the declared type"),
 )
 async def upload_attachment(request: Request, caller: Authenticated,
-                            name: Annotated[str, Query(max_length=255, description="the file's name")] = "file"
+                            name: Annotated[str, Query(max_length=255, description="the file's name",
+                                                       json_schema_extra={"pattern": r"^[^/\\]+$"})] = "file"
                             ) -> Response:
     if caller.elsewhere:
         raise nowhere()

@@ -16,7 +16,7 @@ from starlette.responses import Response
 
 from fastpad.api.idempotency import key_from
 from fastpad.api.openapi import problems
-from fastpad.api.routes.common import Authenticated, ShapeChecked, json_response, mutate
+from fastpad.api.routes.common import Authenticated, json_response, mutate
 from fastpad.api.schemas import IdempotencyKey
 from fastpad.errors import FieldError, ValidationFailed
 from fastpad.knowledge.capture import MAX_TEXT, MAX_TITLE, CaptureService
@@ -49,7 +49,7 @@ class CaptureOut(BaseModel):
     responses=problems(_409="idempotency-conflict: the key was first used for a different capture",
                        _422="validation-failed: blank text, or no idempotency key"),
 )
-async def capture(request: Request, caller: Authenticated, body: CaptureIn, _shape: None = ShapeChecked) -> Response:
+async def capture(request: Request, caller: Authenticated, body: CaptureIn) -> Response:
     deployment = request.app.state.deployment
     key = key_from(request, body.idempotencyKey)
     if key is None:

@@ -1,19 +1,20 @@
-"""What every route module shares: the credential and body-shape dependencies,
-JSON responses, and the idempotent mutation wrapper."""
+"""What every route module shares: the credential dependency, JSON responses, and the
+idempotent mutation wrapper. (The JSON shape limits are checked on every body before any
+route reads it: ``api/body_limits.py``.)"""
 
 from __future__ import annotations
 
 from typing import Annotated, Any, Callable
 
-from fastapi import Depends, Path, Request
+from fastapi import Depends, Path, Query, Request
 from pydantic import BaseModel
 from starlette.responses import JSONResponse, Response
 
 from fastpad.api.auth import Caller, authenticate
 from fastpad.api.idempotency import key_from, request_hash
 from fastpad.api.schemas import Ulid
-from fastpad.api.shape import check_shape
 from fastpad.errors import FieldError, NotFound, ValidationFailed
+from fastpad.knowledge.trust import FLOORS
 
 NoteId = Annotated[Ulid, Path(description="the note's ULID")]
 
@@ -22,6 +23,10 @@ MARKDOWN = "text/markdown"
 
 
 FLOOR_PARAMETER = "trust floor: human, reviewed or all (default: human for an agent, all for a person)"
+# What the OpenAPI document says of a value the service checks itself (with its own field error):
+# the same rule, so a schema-valid request is one the server accepts.
+FLOOR_SCHEMA = {"enum": [floor.value for floor in FLOORS]}
+FloorQuery = Annotated[str | None, Query(description=FLOOR_PARAMETER, json_schema_extra=FLOOR_SCHEMA)]
 
 
 def media_type(request: Request) -> str:
@@ -35,23 +40,7 @@ def invalid_json(exc: Exception) -> ValidationFailed:
     )
 
 
-async def json_shape(request: Request) -> None:
-    """Dependency: the JSON shape limits, on the body FastAPI already parsed (cached)."""
-    if request.method in ("GET", "HEAD") or media_type(request) != JSON:
-        return
-    raw = await request.body()
-    if not raw:
-        return
-    try:
-        data = await request.json()
-    except ValueError as exc:
-        raise invalid_json(exc) from exc
-    limits = request.app.state.limits
-    check_shape(data, max_array_items=limits.max_array_items, max_values=limits.max_values)
-
-
 Authenticated = Annotated[Caller, Depends(authenticate)]
-ShapeChecked = Depends(json_shape)
 
 
 def nowhere(detail: str = "No such note in the named workspace.") -> NotFound:

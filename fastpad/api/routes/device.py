@@ -18,6 +18,7 @@ comes from this origin.
 from __future__ import annotations
 
 import json
+import re
 from typing import Any
 from urllib.parse import parse_qs, quote
 
@@ -30,6 +31,7 @@ from fastpad.api.auth import SESSION_COOKIE
 from fastpad.api.openapi import problems
 from fastpad.errors import FastpadError, FieldError, NotFound, RateLimited, Unauthenticated, ValidationFailed
 from fastpad.security.device import DeviceLoginService
+from fastpad.security.scopes import ALL_SCOPES
 from fastpad.web.common import cross_site_refusal, same_origin
 
 router = APIRouter(tags=["device login"])
@@ -86,15 +88,19 @@ def _oauth(error: FastpadError) -> FastpadError:
     return error
 
 
+_ONE_SCOPE = "(?:" + "|".join(re.escape(scope) for scope in ALL_SCOPES) + ")"
+_SCOPE_LIST = rf"^\s*{_ONE_SCOPE}(?:\s+{_ONE_SCOPE})*\s*$"  # what parse_scopes takes
 _FORM_BODY = {
     "requestBody": {
-        "required": True,
+        "required": False,  # every field has a default
         "content": {
             FORM: {"schema": {"type": "object", "properties": {
                 "client_id": {"type": "string", "description": "any name for the client, e.g. fp"},
-                "scope": {"type": "string", "description": "space-separated scopes; default: a person's own grant, "
-                                                           "never turns:accept"},
-                "client_name": {"type": "string", "maxLength": 100, "description": "shown on the approval page"},
+                "scope": {"type": "string", "pattern": _SCOPE_LIST, "description": "space-separated scopes; "
+                                                                               "default: a person's own grant, never "
+                                                                               "turns:accept"},
+                "client_name": {"type": "string", "maxLength": 100, "pattern": r"^[^\x00-\x1f\x7f-\x9f\xad]*$",
+                                "description": "shown on the approval page: printable characters"},
             }}},
             "application/json": {"schema": {"type": "object"}},
         },
@@ -140,7 +146,8 @@ async def start(request: Request) -> Response:
 @router.post(
     "/v1/device/token",
     summary="Poll a device login (RFC 8628 §3.4): the credential once a person approved it",
-    openapi_extra={"requestBody": {"required": True, "content": {FORM: {"schema": {"type": "object", "properties": {
+    openapi_extra={"requestBody": {"required": True, "content": {FORM: {"schema": {
+        "type": "object", "required": ["grant_type", "device_code"], "properties": {
         "grant_type": {"type": "string", "enum": [GRANT_TYPE]},
         "device_code": {"type": "string"},
         "client_id": {"type": "string"},

@@ -26,7 +26,7 @@ from starlette.responses import Response
 from fastpad.api.idempotency import key_from
 from fastpad.api.openapi import problems
 from fastpad.api.problems import UnsupportedMediaType, field_errors_from_validation
-from fastpad.api.routes.common import Authenticated, ShapeChecked, json_response, media_type, mutate, nowhere
+from fastpad.api.routes.common import Authenticated, json_response, media_type, mutate, nowhere
 from fastpad.api.schemas import IdempotencyKey, Ulid
 from fastpad.errors import ValidationFailed
 from fastpad.importers.service import MAX_LEDGER_PAGE, MAX_PART_BYTES, MAX_UPLOAD_BYTES, ImportService
@@ -144,7 +144,7 @@ _CREATE_BODY = {
                        _422="validation-failed: the archive is refused (field archive: notion_html_export, "
                             "archive_too_large, compression_ratio, path_traversal, not_a_zip, …)"),
 )
-async def create_import(request: Request, caller: Authenticated, _shape: None = ShapeChecked,
+async def create_import(request: Request, caller: Authenticated,
                         source: Annotated[Source | None, Query(include_in_schema=False)] = None,
                         name: Annotated[str, Query(max_length=255, include_in_schema=False)] = "") -> Response:
     if caller.elsewhere:
@@ -234,7 +234,7 @@ class CancelIn(BaseModel):
 @router.post("/imports/{import_id}/cancel", response_model=ImportOut,
              summary="Cancel an import: what already committed stays; the rest of the ledger says cancelled",
              responses=problems(_404="not-found", _409="conflict: the import already finished"))
-async def cancel_import(request: Request, import_id: ImportId, caller: Authenticated, _shape: None = ShapeChecked,
+async def cancel_import(request: Request, import_id: ImportId, caller: Authenticated,
                         body: CancelIn | None = None) -> Response:
     if caller.elsewhere:
         raise nowhere()

@@ -12,17 +12,21 @@ from starlette.responses import Response
 
 from fastpad.api.idempotency import key_from
 from fastpad.api.openapi import problems
-from fastpad.api.routes.common import Authenticated, NoteId, ShapeChecked, json_response, mutate, nowhere
+from fastpad.api.routes.common import FLOOR_SCHEMA, Authenticated, NoteId, json_response, mutate, nowhere
 from fastpad.api.schemas import IdempotencyKey, NoteOut, Ulid
+from fastpad.knowledge.edges import EDGE_TYPE
+from fastpad.notes.ids import ULID_PATTERN
 from fastpad.knowledge.graph import DEFAULT_LIMIT, MAX_LIMIT, GraphService
 
 router = APIRouter(prefix="/v1", tags=["links"])
 
 LinkId = Annotated[Ulid, Path(description="the edge's ULID")]
 EdgeTypes = Annotated[list[str] | None, Query(alias="type", max_length=20,
-                                                description="only these edge types (repeat the parameter)")]
+                                                description="only these edge types (repeat the parameter)",
+                                                json_schema_extra={"items": {"pattern": EDGE_TYPE.pattern}})]
 Floor = Annotated[str | None, Query(description="trust floor for evidence text: human, reviewed or all "
-                                                "(default: human for an agent, all for a person)")]
+                                                "(default: human for an agent, all for a person)",
+                                    json_schema_extra=FLOOR_SCHEMA)]
 
 
 # ---------------------------------------------------------------------- bodies
@@ -37,7 +41,8 @@ class LinkCreate(_In):
     resolves when a note with that title (or alias) appears."""
 
     source_note_id: Ulid
-    type: str = Field(description="a lower-case slug: mentions, cites, related, depends_on…")
+    type: str = Field(description="a lower-case slug: mentions, cites, related, depends_on…",
+                      json_schema_extra={"pattern": EDGE_TYPE.pattern})
     target_note_id: Ulid | None = None
     target_title: str | None = Field(default=None, max_length=300)
     source_block_id: Ulid | None = Field(default=None, description="the block that is the evidence")
@@ -138,7 +143,8 @@ def neighbors(
     types: EdgeTypes = None,
     direction: Literal["out", "in", "both"] = "both",
     floor: Floor = None,
-    after: Annotated[str | None, Query(max_length=26, description="next_after from the previous page")] = None,
+    after: Annotated[str | None, Query(max_length=26, description="next_after from the previous page",
+                                       json_schema_extra={"pattern": f"^{ULID_PATTERN}$"})] = None,
     limit: Annotated[int, Query(ge=1, le=MAX_LIMIT)] = DEFAULT_LIMIT,
 ) -> Response:
     if caller.elsewhere:
@@ -160,8 +166,7 @@ def successors(request: Request, note_id: NoteId, caller: Authenticated) -> Resp
              summary="Create a typed edge (a person's is asserted; an agent's is inferred until a person promotes it)",
              responses=problems(_404="not-found: no such note (one outside the note set is 403 out-of-scope)",
                                 _409="conflict: a note in the trash", _422="validation-failed"))
-async def create_link(request: Request, caller: Authenticated, body: LinkCreate,
-                      _shape: None = ShapeChecked) -> Response:
+async def create_link(request: Request, caller: Authenticated, body: LinkCreate) -> Response:
     fields = body.model_dump(exclude={"idempotencyKey"})
 
     def execute() -> Response:
@@ -175,7 +180,7 @@ async def create_link(request: Request, caller: Authenticated, body: LinkCreate,
 @router.post("/links/{link_id}/promote", response_model=EdgeOut,
              summary="Promote an inferred edge to asserted (a signed-in person only; tokens get policy-denied)",
              responses=problems(_404="not-found"))
-async def promote_link(request: Request, link_id: LinkId, caller: Authenticated, _shape: None = ShapeChecked,
+async def promote_link(request: Request, link_id: LinkId, caller: Authenticated,
                        body: PlainIn | None = None) -> Response:
     def execute() -> Response:
         return json_response(_graph(request).promote(caller.principal, link_id).as_dict())
@@ -199,8 +204,7 @@ async def delete_link(request: Request, link_id: LinkId, caller: Authenticated) 
              summary="Rename a note; the old title becomes an alias, so [[links]] to it keep resolving",
              responses=problems(_403="policy-denied: an agent's token never renames (proposals cannot); a person does",
                                 _404="not-found", _409="conflict: the note is in the trash"))
-async def rename_note(request: Request, note_id: NoteId, caller: Authenticated, body: RenameIn,
-                      _shape: None = ShapeChecked) -> Response:
+async def rename_note(request: Request, note_id: NoteId, caller: Authenticated, body: RenameIn) -> Response:
     notes = request.app.state.deployment.notes
 
     def execute() -> Response:
@@ -213,8 +217,7 @@ async def rename_note(request: Request, note_id: NoteId, caller: Authenticated, 
 @router.post("/notes/{note_id}/supersede", response_model=EdgeOut,
              summary="Mark a note superseded by another (a person only); readers follow /successors",
              responses=problems(_404="not-found", _409="conflict: a cycle, or a note in the trash"))
-async def supersede_note(request: Request, note_id: NoteId, caller: Authenticated, body: SupersedeIn,
-                         _shape: None = ShapeChecked) -> Response:
+async def supersede_note(request: Request, note_id: NoteId, caller: Authenticated, body: SupersedeIn) -> Response:
     fields: dict[str, Any] = body.model_dump(exclude={"idempotencyKey"})
 
     def execute() -> Response:

@@ -11,7 +11,7 @@ from starlette.responses import Response
 
 from fastpad.api.idempotency import key_from
 from fastpad.api.openapi import problems
-from fastpad.api.routes.common import Authenticated, ShapeChecked, json_response, mutate, mutate_with, nowhere
+from fastpad.api.routes.common import FLOOR_SCHEMA, Authenticated, json_response, mutate, mutate_with, nowhere
 from fastpad.api.schemas import IdempotencyKey, NoteOut, Ulid
 from fastpad.knowledge.memory import MAX_NAME
 
@@ -26,7 +26,8 @@ class DesignateIn(BaseModel):
 
     note_id: Ulid
     name: str | None = Field(default=None, description=f"1–{MAX_NAME} characters on one line, no '/'; "
-                                                      "default: the note's title")
+                                                      "default: the note's title",
+                             json_schema_extra={"pattern": r"^[^/\x00-\x1f\x7f-\x9f]+$"})
     idempotencyKey: IdempotencyKey | None = None
 
 
@@ -61,7 +62,8 @@ def memory_index(
     request: Request,
     caller: Authenticated,
     floor: Annotated[str | None, Query(description="trust floor for summaries: human, reviewed or all "
-                                                   "(default: human for an agent, all for a person)")] = None,
+                                                   "(default: human for an agent, all for a person)",
+                                       json_schema_extra=FLOOR_SCHEMA)] = None,
 ) -> Response:
     if caller.elsewhere:
         return json_response({"topics": [], "floor": floor or "human"})
@@ -79,7 +81,7 @@ def memory_topic(request: Request, topic: TopicKey, caller: Authenticated) -> Re
 @router.post("", response_model=TopicOut, summary="Designate a note as a memory topic (or rename its topic)",
              responses=problems(_404="not-found: no such note", _409="conflict: name_taken, topic_limit, trashed; "
                                                                       "or idempotency-conflict"))
-async def designate(request: Request, body: DesignateIn, caller: Authenticated, _shape: None = ShapeChecked) -> Response:
+async def designate(request: Request, body: DesignateIn, caller: Authenticated) -> Response:
     memory = request.app.state.deployment.memory
 
     def execute() -> Response:
@@ -90,8 +92,7 @@ async def designate(request: Request, body: DesignateIn, caller: Authenticated, 
 
 @router.delete("/{topic}", response_model=TopicOut, summary="Stop a note being a memory topic (the note stays)",
                responses=problems(_404="not-found: no such topic"))
-async def undesignate(request: Request, topic: TopicKey, caller: Authenticated,
-                      _shape: None = ShapeChecked, body: PlainIn | None = None) -> Response:
+async def undesignate(request: Request, topic: TopicKey, caller: Authenticated, body: PlainIn | None = None) -> Response:
     memory = request.app.state.deployment.memory
 
     def execute() -> Response:

@@ -18,7 +18,6 @@ from fastpad.api.routes.common import (
     JSON,
     MARKDOWN,
     NoteId,
-    ShapeChecked,
     invalid_json,
     json_response,
     media_type,
@@ -37,7 +36,6 @@ from fastpad.api.schemas import (
     OpsIn,
     OpsOut,
 )
-from fastpad.api.shape import check_shape
 from fastpad.errors import FastpadError, FieldError, ValidationFailed
 from fastpad.notes import Block
 from fastpad.review.turns import Turn
@@ -91,8 +89,6 @@ async def create_note(request: Request, caller: Authenticated) -> Response:
             data = json.loads(raw or b"{}")
         except ValueError as exc:
             raise invalid_json(exc) from exc
-        limits = request.app.state.limits
-        check_shape(data, max_array_items=limits.max_array_items, max_values=limits.max_values)
         try:
             body = NoteCreate.model_validate(data)
         except ValidationError as exc:
@@ -123,7 +119,7 @@ async def create_note(request: Request, caller: Authenticated) -> Response:
             "or a problem document)",
     responses=problems(_409="idempotency-conflict: the key was used with another body"),
 )
-async def create_notes(request: Request, caller: Authenticated, body: NoteBatchIn, _shape: None = ShapeChecked) -> Response:
+async def create_notes(request: Request, caller: Authenticated, body: NoteBatchIn) -> Response:
     notes = request.app.state.deployment.notes
     base_url = request.app.state.base_url
 
@@ -255,7 +251,6 @@ def _lifecycle(action: str, summary: str) -> None:
         request: Request,
         note_id: NoteId,
         caller: Authenticated,
-        _shape: None = ShapeChecked,
         body: LifecycleIn | None = None,
     ) -> Response:
         notes = request.app.state.deployment.notes
@@ -292,7 +287,7 @@ _lifecycle("restore", "Restore a note from the trash")
     ),
 )
 async def apply_ops(
-    request: Request, note_id: NoteId, caller: Authenticated, body: OpsIn, _shape: None = ShapeChecked
+    request: Request, note_id: NoteId, caller: Authenticated, body: OpsIn
 ) -> Response:
     notes = request.app.state.deployment.notes
     try:

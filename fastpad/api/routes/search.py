@@ -7,11 +7,12 @@ from __future__ import annotations
 from typing import Annotated, Any
 
 from fastapi import APIRouter, Query, Request
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, StrictBool
 from starlette.responses import Response
 
 from fastpad.api.openapi import problems
-from fastpad.api.routes.common import FLOOR_PARAMETER, Authenticated, ShapeChecked, json_response
+from fastpad.api.routes.common import FLOOR_PARAMETER, FLOOR_SCHEMA, Authenticated, FloorQuery, json_response
+from fastpad.search.fusion import STRATEGIES
 from fastpad.search.service import MAX_LIMIT, MAX_QUERY_CHARS
 
 router = APIRouter(prefix="/v1/search", tags=["search"])
@@ -25,9 +26,10 @@ class SearchIn(BaseModel):
 
     q: str = Field(min_length=1, max_length=MAX_QUERY_CHARS, description="what to look for; quote a phrase to require it")
     limit: int = Field(default=10, ge=1, le=MAX_LIMIT)
-    floor: str | None = Field(default=None, description=FLOOR_PARAMETER)
-    includeArchived: bool = False
-    strategies: list[str] | None = Field(default=None, max_length=4, description=_STRATEGIES)
+    floor: str | None = Field(default=None, description=FLOOR_PARAMETER, json_schema_extra=FLOOR_SCHEMA)
+    includeArchived: StrictBool = False  # 0 and 1 are not booleans, as the document says
+    strategies: list[str] | None = Field(default=None, max_length=4, description=_STRATEGIES,
+                                         json_schema_extra={"items": {"enum": list(STRATEGIES)}, "minItems": 1})
 
 
 class ContributionOut(BaseModel):
@@ -98,7 +100,7 @@ def _search(request: Request, caller: Any, q: str, **options: Any) -> Response:
 
 @router.post("", response_model=SearchOut, summary="Search notes: four strategies fused by rank, each hit explained",
              responses=_PROBLEMS)
-def search_post(request: Request, caller: Authenticated, body: SearchIn, _shape: None = ShapeChecked) -> Response:
+def search_post(request: Request, caller: Authenticated, body: SearchIn) -> Response:
     return _search(request, caller, body.q, limit=body.limit, floor=body.floor,
                    include_archived=body.includeArchived, strategies=body.strategies)
 
@@ -110,7 +112,7 @@ def search_get(
     caller: Authenticated,
     q: Annotated[str, Query(min_length=1, max_length=MAX_QUERY_CHARS)],
     limit: Annotated[int, Query(ge=1, le=MAX_LIMIT)] = 10,
-    floor: Annotated[str | None, Query(description=FLOOR_PARAMETER)] = None,
+    floor: FloorQuery = None,
     include_archived: bool = False,
     strategies: Annotated[str | None, Query(description=_STRATEGIES + ", comma-separated")] = None,
 ) -> Response:

@@ -18,7 +18,6 @@ from fastapi.concurrency import run_in_threadpool
 from starlette.responses import JSONResponse, Response
 
 from fastpad.api.auth import SESSION_COOKIE, Caller, authenticate
-from fastpad.api.routes.common import ShapeChecked
 from fastpad.api.schemas import SessionIn, SessionOut
 from fastpad.errors import PolicyDenied
 
@@ -26,7 +25,7 @@ router = APIRouter(prefix="/v1/session", tags=["session"])
 
 
 @router.post("", status_code=201, response_model=SessionOut, summary="Sign in with email and password")
-async def sign_in(request: Request, body: SessionIn, _shape: None = ShapeChecked) -> Response:
+async def sign_in(request: Request, body: SessionIn) -> Response:
     state = request.app.state
     address = request.client.host if request.client else "unknown"
     state.rate_limiter.hit(f"sign-in:{address}", state.limits.sign_in_per_window, what="sign-in attempts")

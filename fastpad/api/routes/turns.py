@@ -19,13 +19,13 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from starlette.responses import Response
 
 from fastpad.api.auth import Caller, authenticate
-from fastpad.api.routes.common import FLOOR_PARAMETER, NoteId, json_response, mutate_with, nowhere
+from fastpad.api.routes.common import (JSON, FloorQuery, NoteId, invalid_json, json_response, media_type,
+                                       mutate_with, nowhere)
 from fastpad.api.idempotency import REPLAYED_HEADER
 from fastpad.api.openapi import problems
 from fastpad.api.problems import field_errors_from_validation
 from fastpad.api.schemas import IdempotencyKey, Ulid
-from fastpad.api.shape import check_shape
-from fastpad.errors import FieldError, ValidationFailed
+from fastpad.errors import UnsupportedMediaType, ValidationFailed
 from fastpad.knowledge.trust import floor_for
 from fastpad.review.turns import STATUS_FILTERS, Decision, TurnReview, conflict_as_dict
 
@@ -69,17 +69,18 @@ class DecisionIn(_Strict):
 
 
 async def _body(request: Request, model: type[BaseModel], *, required: bool) -> Any:
-    """The JSON body checked against the shape limits and ``model`` (None when absent and optional)."""
+    """The JSON body checked against ``model`` (None when absent and optional); the shape
+    limits were checked on the way in (``api/body_limits.py``)."""
     raw = await request.body()
     if not raw and not required:
         return None
+    if raw and media_type(request) not in (JSON, ""):
+        raise UnsupportedMediaType(detail=f"This route reads {JSON}, not {media_type(request)}.",
+                                   extra={"accepted": [JSON]})
     try:
         data = json.loads(raw or b"null")
     except ValueError as exc:
-        raise ValidationFailed(detail="The body is not valid JSON",
-                               field_errors=[FieldError("body", "json_invalid", str(exc))]) from exc
-    limits = request.app.state.limits
-    check_shape(data, max_array_items=limits.max_array_items, max_values=limits.max_values)
+        raise invalid_json(exc) from exc
     try:
         return model.model_validate(data)
     except ValidationError as exc:
@@ -111,7 +112,7 @@ def open_agent_session(request: Request, caller: Authenticated) -> Response:
     responses=problems(_404="not-found", _422="validation-failed: no valid x-fastpad-session"),
 )
 def note_handles(request: Request, note_id: NoteId, caller: Authenticated, session: AgentSession,
-                 floor: Annotated[str | None, Query(description=FLOOR_PARAMETER)] = None) -> Response:
+                 floor: FloorQuery = None) -> Response:
     if caller.elsewhere:
         raise nowhere("No such turn or note in the named workspace.")
     # The floor this read ran at, for the outbound path too (fastpad/api/agent_outbound.py).
@@ -125,10 +126,16 @@ def note_handles(request: Request, note_id: NoteId, caller: Authenticated, sessi
     }, headers={"cache-control": "no-store"})
 
 
+def _json_body(model: type[BaseModel], *, required: bool) -> dict[str, Any]:
+    """``openapi_extra`` for a route that reads its body itself (``_body``): the model it reads."""
+    return {"requestBody": {"required": required, "content": {JSON: {"schema": model.model_json_schema()}}}}
+
+
 @router.post(
     "/v1/notes/{note_id}/proposals",
     status_code=201,
     summary="Propose ops against a note: a durable turn and its review URL (dry_run: diff only)",
+    openapi_extra=_json_body(ProposalIn, required=True),
     responses=problems(
         _403="out-of-scope (a handle this session does not hold) or insufficient-scope",
         _409="stale-frontier (re-read and propose again) or idempotency-conflict",
@@ -234,7 +241,7 @@ async def accept(request: Request, turn_id: TurnId, caller: Authenticated) -> Re
 
 
 @router.post("/v1/turns/{turn_id}/accept-some", summary="Accept some blocks (and ops); the rest stay pending",
-             responses=_DECISION_PROBLEMS)
+             responses=_DECISION_PROBLEMS, openapi_extra=_json_body(AcceptSomeIn, required=True))
 async def accept_some(request: Request, turn_id: TurnId, caller: Authenticated) -> Response:
     body: AcceptSomeIn = await _body(request, AcceptSomeIn, required=True)
 

@@ -20,10 +20,10 @@ from starlette.responses import Response
 
 from fastpad.api.idempotency import key_from
 from fastpad.api.openapi import problems
-from fastpad.api.routes.common import Authenticated, NoteId, ShapeChecked, json_response, mutate, mutate_with, nowhere
+from fastpad.api.routes.common import Authenticated, NoteId, json_response, mutate, mutate_with, nowhere
 from fastpad.api.schemas import IdempotencyKey, Ulid
 from fastpad.knowledge.query import DEFAULT_LIMIT, MAX_LIMIT
-from fastpad.knowledge.schema import KINDS
+from fastpad.knowledge.schema import KINDS, NAME
 from fastpad.knowledge.typed_notes import MAX_BULK
 
 router = APIRouter(prefix="/v1", tags=["types and collections"])
@@ -49,7 +49,8 @@ class PropertyDefIn(BaseModel):
 
 
 class TypeCreate(_In):
-    name: str = Field(description="a letter, then letters, digits or underscores: Person, MediaObject")
+    name: str = Field(description="a letter, then letters, digits or underscores: Person, MediaObject",
+                      json_schema_extra={"pattern": NAME.pattern})
     extends: list[str] | None = Field(default=None, description="the types this one extends (no cycles)")
     properties: list[dict[str, Any]] | None = Field(
         default=None, description="this type's own properties: [{name, kind, options?, target?}]")
@@ -75,6 +76,7 @@ class NoteTypesIn(_In):
 
 class BulkTypesIn(_In):
     items: list[dict[str, Any]] = Field(
+        json_schema_extra={"minItems": 1, "maxItems": MAX_BULK},
         description=f"up to {MAX_BULK} changes, each {{note_id, add?, remove?, properties?}}; "
                     "each is applied on its own and gets its own result")
     idempotencyKey: IdempotencyKey | None = None
@@ -220,7 +222,7 @@ def list_types(request: Request, caller: Authenticated) -> Response:
 @router.post("/types", status_code=201, response_model=TypeOut, summary="Define a type (schema:write)",
              responses=problems(_409="conflict: a type with that name exists; or idempotency-conflict",
                                 _422="validation-failed: field_errors name each bad part of the definition"))
-async def define_type(request: Request, caller: Authenticated, body: TypeCreate, _shape: None = ShapeChecked) -> Response:
+async def define_type(request: Request, caller: Authenticated, body: TypeCreate) -> Response:
     types = request.app.state.deployment.types
 
     def execute() -> Response:
@@ -242,8 +244,7 @@ def get_type(request: Request, name: TypeName, caller: Authenticated) -> Respons
               summary="Change a type's parents or property list (schema:write); its notes are re-indexed",
               responses=problems(_404="not-found", _409="conflict: expectedVersion is stale",
                                  _422="validation-failed: e.g. kind_immutable, cycle, unknown_type"))
-async def update_type(request: Request, name: TypeName, caller: Authenticated, body: TypeUpdate,
-                      _shape: None = ShapeChecked) -> Response:
+async def update_type(request: Request, name: TypeName, caller: Authenticated, body: TypeUpdate) -> Response:
     types = request.app.state.deployment.types
 
     def execute() -> Response:
@@ -263,8 +264,7 @@ async def update_type(request: Request, name: TypeName, caller: Authenticated, b
     responses=problems(_404="not-found", _409="conflict: the note is in the trash; or idempotency-conflict",
                        _422="validation-failed: field_errors name each bad value, e.g. properties.Person.email"),
 )
-async def change_note_types(request: Request, note_id: NoteId, caller: Authenticated, body: NoteTypesIn,
-                            _shape: None = ShapeChecked) -> Response:
+async def change_note_types(request: Request, note_id: NoteId, caller: Authenticated, body: NoteTypesIn) -> Response:
     typed_notes = request.app.state.deployment.typed_notes
 
     def execute() -> Response:
@@ -280,8 +280,7 @@ async def change_note_types(request: Request, note_id: NoteId, caller: Authentic
     summary="Apply types and properties to many notes; each item succeeds or fails on its own",
     responses=problems(_422="validation-failed: items is not a list of 1 to 1000 objects"),
 )
-async def change_many_note_types(request: Request, caller: Authenticated, body: BulkTypesIn,
-                                 _shape: None = ShapeChecked) -> Response:
+async def change_many_note_types(request: Request, caller: Authenticated, body: BulkTypesIn) -> Response:
     typed_notes = request.app.state.deployment.typed_notes
 
     def execute() -> Response:
@@ -296,7 +295,7 @@ async def change_many_note_types(request: Request, caller: Authenticated, body: 
 @router.post("/query", response_model=QueryPageOut,
              summary="Structured query over typed properties (a read: keyset pages, follow next_cursor)",
              responses=problems(_422="validation-failed: field_errors name the query part, e.g. filters[0].value"))
-def run_query(request: Request, caller: Authenticated, body: QueryIn, _shape: None = ShapeChecked) -> Response:
+def run_query(request: Request, caller: Authenticated, body: QueryIn) -> Response:
     if caller.elsewhere:
         return json_response({"items": [], "next_cursor": None})
     page = request.app.state.deployment.queries.query(caller.principal, body.model_dump(exclude_none=True))
@@ -317,8 +316,7 @@ def list_collections(request: Request, caller: Authenticated) -> Response:
 @router.post("/collections", status_code=201, response_model=CollectionOut,
              summary="Save a view: a query and a layout (notes:write)",
              responses=problems(_422="validation-failed: e.g. query.filters[0].property, layout_options.start"))
-async def create_collection(request: Request, caller: Authenticated, body: CollectionCreate,
-                            _shape: None = ShapeChecked) -> Response:
+async def create_collection(request: Request, caller: Authenticated, body: CollectionCreate) -> Response:
     collections = request.app.state.deployment.collections
 
     def execute() -> Response:
@@ -340,7 +338,7 @@ def get_collection(request: Request, collection_id: CollectionId, caller: Authen
 @router.patch("/collections/{collection_id}", response_model=CollectionOut, summary="Change a collection",
               responses=problems(_404="not-found", _409="conflict: expectedVersion is stale"))
 async def update_collection(request: Request, collection_id: CollectionId, caller: Authenticated,
-                            body: CollectionUpdate, _shape: None = ShapeChecked) -> Response:
+                            body: CollectionUpdate) -> Response:
     collections = request.app.state.deployment.collections
 
     def execute() -> Response:
