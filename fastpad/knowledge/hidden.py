@@ -2,8 +2,10 @@
 
 An empty search an agent gets because its own unreviewed text sits below its trust floor looks
 exactly like a search that found nothing; so a read that hides matches says how many, for which
-reason, and what to send to see them (none for a note set: only a new token widens that).
-Search (``search/service.py``) counts notes, ``fastpad_fetch`` blocks and notes.
+reason, and what to send to see them. Search (``search/service.py``) counts notes below the
+floor and archived ones, never notes outside the caller's note set (that count, query by query,
+would tell a limited token what the other notes say); ``fastpad_fetch`` counts blocks below
+the floor and, of the ids its caller named, those outside the set.
 """
 
 from __future__ import annotations

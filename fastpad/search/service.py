@@ -22,7 +22,7 @@ from datetime import datetime
 from typing import Any
 
 from fastpad.errors import FieldError, ValidationFailed
-from fastpad.knowledge.hidden import Hidden, archived, below_floor, outside_note_set
+from fastpad.knowledge.hidden import Hidden, archived, below_floor
 from fastpad.knowledge.trust import TrustFloor, admits, floor_for
 from fastpad.outbound.secrets import find_secrets, redact
 from fastpad.search.fusion import DENSE, GRAPH, LEXICAL, RECENCY, STRATEGIES, FusedHit
@@ -238,9 +238,9 @@ def _check_strategies(strategies: Iterable[str] | None) -> list[str]:
 
 def _hidden(tx: WorkspaceTx, parsed: ParsedQuery, flt: SearchFilter, principal: Principal,
             at: TrustFloor) -> tuple[Hidden, ...]:
-    """Per reason the caller's filter applies — its trust floor, archived notes, its note set — the
-    notes whose blocks match the query's words with only that restriction lifted, less those that
-    match with it: counted, never shown. The text index decides (the strategy every word goes
+    """Per reason the caller's filter applies — its trust floor, archived notes — the notes (within
+    its note set) whose blocks match the query's words with only that restriction lifted, less
+    those that match with it: counted, never shown. The text index decides (the strategy every word goes
     through), reading at most ``HIDDEN_SCAN`` blocks per reason; a count that reached it is a
     lower bound."""
     match = lexical_match(parsed, tx.search_index.backend)
@@ -256,8 +256,9 @@ def _hidden(tx: WorkspaceTx, parsed: ParsedQuery, flt: SearchFilter, principal: 
         relaxed.append((replace(flt, allowed_provenance=None), lambda n, **kw: below_floor(n, "notes", at, **kw)))
     if not flt.include_archived:
         relaxed.append((replace(flt, include_archived=True), archived))
-    if flt.note_ids is not None and not principal.elsewhere:  # never count another workspace's notes
-        relaxed.append((replace(flt, note_ids=None), lambda n, **kw: outside_note_set(n, "notes", **kw)))
+    # Never the notes outside the caller's note set: a count of them per query would let a token
+    # limited to some notes ask, word by word, what the others say. (fastpad_fetch counts the ids
+    # its caller named itself, which tells it nothing new.)
     hidden = []
     for candidate, explain in relaxed:
         found, cut = matching(candidate)
