@@ -1,6 +1,7 @@
 // One note: its title, types and properties, the block editor, its backlinks (each with the
 // sentence that makes the link), archive / trash / restore, and publish / unpublish.
 import { EditorView } from "../../editor/view.js";
+import { CollectionView, EMBED_LANGUAGE } from "../collection_view.js";
 import { NoteSync } from "../../sync/note_sync.js";
 import { explain } from "../explain.js";
 import { el, fill, idempotencyKey, link } from "../dom.js";
@@ -62,6 +63,7 @@ export class NotePage {
     if (this.app.index.openNoteId === this.noteId) this.app.index.openNoteId = null;
     this.sync?.stop();
     this.editor?.destroy();
+    this.embeds?.forEach((view) => view.close());
     this.unlistenIndex?.();
     this.unlistenProposals?.();
     window.removeEventListener("beforeunload", this._beforeUnload);
@@ -93,13 +95,23 @@ export class NotePage {
     const host = el("div", { class: "editor-host" });
     this.backlinks = el("section", { class: "backlinks", "aria-label": "Backlinks" });
     app.show(this.model.title || "Untitled", el("article", { class: "note" }, el("div", { class: "note-head" }, this.title, this.meta, this.actions), this.banner, this.waiting, host, this.backlinks));
-    this.editor = new EditorView(host, this.model, { noteId: this.noteId, findNotes: (query) => this._findNotes(query) });
+    this.embeds = new Set();
+    this.editor = new EditorView(host, this.model, { noteId: this.noteId, findNotes: (query) => this._findNotes(query), embed: (block) => this._embed(block) });
     this._renderMeta();
     this._renderState();
     this._loadBacklinks();
     this._loadPublication();
     this._renderWaiting();
     this.unlistenProposals = app.proposals.listen(() => this._renderWaiting());
+  }
+
+  // A `fastpad-collection` code block shows its collection, live, where the block is.
+  _embed(block) {
+    const id = block.type === "code" && block.attrs.language === EMBED_LANGUAGE ? block.text.trim() : "";
+    if (!/^[0-9A-HJKMNP-TV-Z]{26}$/.test(id)) return null;
+    const view = new CollectionView(this.app, id, { embedded: true });
+    this.embeds.add(view);
+    return view.element;
   }
 
   // What agents proposed for this note and waits for this person, each a link to its review.
