@@ -113,7 +113,7 @@ def test_a_view_made_on_the_page_shows_six_layouts_and_a_board_drag_writes_the_p
 
     # Every other layout, from the page's own control, over the same saved query.
     for layout, item in (("table", "tbody tr"), ("list", ".collection-list li"), ("gallery", ".gallery-card"),
-                         ("calendar", ".event"), ("timeline", ".lane")):
+                         ("calendar", ".event"), ("timeline", ".lanes .lane")):
         page.get_by_label("Layout").select_option(layout)
         wait_layout(page, layout)
         assert shown_notes(page, f".collection-body {item}") == set(notes.values()), layout

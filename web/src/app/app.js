@@ -190,21 +190,22 @@ class App {
     this.page = null;
     this.setStatus(null);
     this._renderSidebar();
+    // A page that waits for the notes list first must not land over one chosen meanwhile.
+    const routing = (this.routing = (this.routing ?? 0) + 1);
+    const loadIndex = () => this.index.load().catch(() => {}).then(() => routing === this.routing);
     if (target.kind === "note") {
       this.page = new NotePage(this, target.id);
       await this.page.open();
     } else if (target.kind === "list") {
-      await this.index.load().catch(() => {});
-      this.page = listPage(this, target);
+      if (await loadIndex()) this.page = listPage(this, target);
     } else if (target.kind === "search") {
-      await this.index.load().catch(() => {}); // the type filter lists the workspace's types
+      if (!(await loadIndex())) return; // the type filter lists the workspace's types
       this.searchInput.value = target.query;
       this.page = searchPage(this, target.query);
     } else if (target.kind === "import") {
       this.page = importPage(this);
     } else if (target.kind === "collection") {
-      await this.index.load().catch(() => {}); // relation cells show their note's title
-      this.page = collectionPage(this, target.id);
+      if (await loadIndex()) this.page = collectionPage(this, target.id); // relation cells show their note's title
     } else if (target.kind === "new-collection") {
       this.page = newCollectionPage(this);
     } else {

@@ -460,7 +460,8 @@ function calendar(view) {
   };
 }
 
-// Bars from start to end over three months; a bar cut by the window's edge says it goes on.
+// One lane per row, its title beside a bar from start to end over three months; a bar cut by
+// the window's edge says it goes on.
 function timeline(view) {
   const { start, end } = view.view.layout_options;
   const from = view.month;
@@ -470,7 +471,8 @@ function timeline(view) {
   const lanes = el("div", { class: "lanes" });
   const root = el("div", { class: "collection-timeline" },
     monthNav(view, `${monthName(from)} – ${monthName(addMonths(to, -1))}`, 1),
-    el("div", { class: "ticks", "aria-hidden": "true" }, ticks.map((tick) => place(el("span", {}, monthName(tick, true)), (tick - from) / span))),
+    el("div", { class: "lane ticks", "aria-hidden": "true" }, el("span", { class: "lane-label" }),
+      el("div", { class: "track" }, ticks.map((tick) => place(el("span", {}, monthName(tick, true)), (tick - from) / span)))),
     lanes);
   return {
     root,
@@ -485,8 +487,8 @@ function timeline(view) {
         const bar = place(el("div", {
           class: `bar${begins < from ? " before" : ""}${ends > to ? " after" : ""}`,
           title: `${row.title || "Untitled"}: ${row.properties[start]}${end && row.properties[end] ? ` → ${row.properties[end]}` : ""}`,
-        }, titleLink(row)), left, width);
-        return el("div", { class: "lane", dataset: { note: row.id } }, bar);
+        }), left, width);
+        return el("div", { class: "lane", dataset: { note: row.id } }, el("span", { class: "lane-label" }, titleLink(row)), el("div", { class: "track" }, bar));
       }));
     },
   };
