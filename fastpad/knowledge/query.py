@@ -168,11 +168,11 @@ class KnowledgeQueryService:
         return self.run(principal, definition, cursor=query.get("cursor"), limit=query.get("limit", DEFAULT_LIMIT))
 
     def run(self, principal: Principal, definition: Mapping[str, Any], *, cursor: Any = None,
-            limit: Any = DEFAULT_LIMIT, window: TimeWindow | None = None) -> QueryPage:
+            limit: Any = DEFAULT_LIMIT, window: TimeWindow | None = None, max_limit: int = MAX_LIMIT) -> QueryPage:
         principal.require(NOTES_READ)
-        if isinstance(limit, bool) or not isinstance(limit, int) or not 1 <= limit <= MAX_LIMIT:
-            raise ValidationFailed(detail=f"limit is between 1 and {MAX_LIMIT}",
-                                   field_errors=[FieldError("limit", "range", f"between 1 and {MAX_LIMIT}")])
+        if isinstance(limit, bool) or not isinstance(limit, int) or not 1 <= limit <= max_limit:
+            raise ValidationFailed(detail=f"limit is between 1 and {max_limit}",
+                                   field_errors=[FieldError("limit", "range", f"between 1 and {max_limit}")])
         with self.store.read(principal.workspace_id) as tx:
             parsed = parse_definition(definition, load_schema(tx))
             if window is not None:

@@ -44,6 +44,8 @@ LAYOUTS = ("table", "board", "list", "gallery", "calendar", "timeline")
 TIME_LAYOUTS = frozenset({"calendar", "timeline"})
 EMBED_LANGUAGE = "fastpad-collection"
 MAX_NAME = 200
+# A board or a calendar shows every row it has at once; pages this big cost it fewer round trips.
+MAX_ROWS_PAGE = 1000
 MAX_WINDOW_DAYS = 3660  # a timeline may show ten years; no window reads the whole of time
 
 
@@ -65,6 +67,21 @@ def embed_markdown(collection_id: str) -> str:
     return f"```{EMBED_LANGUAGE}\n{collection_id}\n```"
 
 
+def embedded_id(block: Mapping[str, Any]) -> str | None:
+    """The collection a block embeds (its first line: whatever follows is description), or None."""
+    if block.get("type") != "code" or block.get("attrs", {}).get("language") != EMBED_LANGUAGE:
+        return None
+    first = block.get("text", "").strip().partition("\n")[0].strip()
+    return first if is_ulid(first) else None
+
+
+def definition(view: Mapping[str, Any]) -> dict[str, Any]:
+    """What a reader outside the app is shown for an embedded view: the saved question and where
+    the view opens — never its rows (run the query for those)."""
+    return {"id": view["id"], "name": view["name"], "layout": view["layout"], "query": view["query"],
+            "layout_options": view["layout_options"], "link": f"/collections/{view['id']}"}
+
+
 class CollectionService:
     def __init__(self, store: Store, queries: KnowledgeQueryService, *,
                  clock: Callable[[], datetime] = utcnow) -> None:
@@ -83,9 +100,21 @@ class CollectionService:
         principal.require(NOTES_READ)
         return CollectionView(self._row(principal, collection_id))
 
+    def embedded_in(self, principal: Principal, blocks: list[Mapping[str, Any]]) -> list[dict[str, Any]]:
+        """The definition of each collection ``blocks`` embed, in their order (a deleted one says so)."""
+        principal.require(NOTES_READ)
+        ids = list(dict.fromkeys(i for i in map(embedded_id, blocks) if i is not None))
+        if not ids:
+            return []
+        with self.store.read(principal.workspace_id) as tx:
+            rows = {i: tx.typed.collection(i) for i in ids}
+        return [definition(CollectionView(row).as_dict()) if row is not None else {"id": i, "missing": True}
+                for i, row in rows.items()]
+
     def rows(self, principal: Principal, collection_id: str, *, cursor: Any = None, limit: Any = DEFAULT_LIMIT,
              window_start: Any = None, window_end: Any = None) -> QueryPage:
-        """Run the collection's query now, for ``principal``: one keyset page. A calendar or a
+        """Run the collection's query now, for ``principal``: one keyset page (of up to
+        ``MAX_ROWS_PAGE`` rows, more than a query's, for a board's columns). A calendar or a
         timeline is read one window at a time, [window_start, window_end): both are required
         there (dates or datetimes with an offset), and refused for any other layout."""
         principal.require(NOTES_READ)
@@ -97,7 +126,8 @@ class CollectionService:
             raise Conflict(detail="the collection's query no longer fits the types it names; update the collection",
                            field_errors=stale.field_errors, extra={"reason": "stale_view"},
                            next_call=f"PATCH /v1/collections/{collection_id}") from None
-        return self.queries.run(principal, row.query, cursor=cursor, limit=limit, window=window)
+        return self.queries.run(principal, row.query, cursor=cursor, limit=limit, window=window,
+                                max_limit=MAX_ROWS_PAGE)
 
     # ------------------------------------------------------------------ writes
 

@@ -9,6 +9,7 @@ that picks up exactly where the cut was.
 from __future__ import annotations
 
 import json
+import secrets
 import re
 
 from fastpad.mcp.env import McpEnv
@@ -169,3 +170,27 @@ def test_a_digest_carries_structure_and_no_prose(mcp: McpServer) -> None:
     assert "markdown" not in entry and "stays home" not in json.dumps(entry)
     assert [line["type"] for line in entry["outline"]] == ["heading", "paragraph", "list_item", "list_item"]
     assert entry["outline"][0]["text"] == "Plan" and entry["outline"][1]["chars"] > 0
+
+
+def test_an_embedded_view_is_fetched_as_its_definition_and_link_never_its_rows(mcp: McpServer) -> None:
+    deployment, owner = mcp.deployment, mcp.deployment.operator_principal()
+    kind = f"Reading{secrets.token_hex(3)}"
+    deployment.types.define(owner, name=kind, properties=[{"name": "status", "kind": "select",
+                                                           "options": ["to read", "read"]}])
+    book = deployment.notes.create(owner, title="Middlemarch by George Eliot")
+    deployment.typed_notes.apply(owner, book.id, add=[kind], properties={f"{kind}.status": "to read"})
+    view = deployment.collections.create(owner, name="Reading list", layout="board",
+                                         query={"type": kind, "group_by": f"{kind}.status"}).as_dict()
+    host = mcp.note(f"# Shelf\n\n{view['embed_markdown']}\n")
+
+    async def scenario() -> dict:
+        async with mcp.client(mcp.tokens["agent"]) as agent:
+            await agent.start()
+            return await agent.ok("fastpad_fetch", session=agent.session, note_ids=[host.id])
+
+    (entry,) = run(scenario)["notes"]
+    assert entry["collections"] == [{"id": view["id"], "name": "Reading list", "layout": "board",
+                                     "query": view["query"], "layout_options": {},
+                                     "link": f"/collections/{view['id']}"}]
+    assert view["id"] in entry["markdown"]  # the block itself, as the note holds it
+    assert "Middlemarch" not in json.dumps(entry)

@@ -23,6 +23,7 @@ from fastpad.api.openapi import problems
 from fastpad.api.routes.common import Authenticated, NoteId, ShapeChecked, json_response, mutate, mutate_with, nowhere
 from fastpad.api.schemas import IdempotencyKey, Ulid
 from fastpad.knowledge.query import DEFAULT_LIMIT, MAX_LIMIT
+from fastpad.knowledge.saved_views import MAX_ROWS_PAGE
 from fastpad.knowledge.schema import KINDS
 from fastpad.knowledge.typed_notes import MAX_BULK
 
@@ -373,7 +374,7 @@ def collection_rows(
     collection_id: CollectionId,
     caller: Authenticated,
     cursor: Annotated[str | None, Query(max_length=2048, description="next_cursor from the previous page")] = None,
-    limit: Annotated[int, Query(ge=1, le=MAX_LIMIT)] = DEFAULT_LIMIT,
+    limit: Annotated[int, Query(ge=1, le=MAX_ROWS_PAGE)] = DEFAULT_LIMIT,
     window_start: Annotated[str | None, Query(max_length=40, description=(
         "calendar and timeline (required there): the window's first instant, a date or a datetime with an offset"))] = None,
     window_end: Annotated[str | None, Query(max_length=40, description=(

@@ -205,7 +205,7 @@ class App {
     } else if (target.kind === "import") {
       this.page = importPage(this);
     } else if (target.kind === "collection") {
-      if (await loadIndex()) this.page = collectionPage(this, target.id); // relation cells show their note's title
+      this.page = collectionPage(this, target.id); // its rows carry their titles: no wait for the notes list
     } else if (target.kind === "new-collection") {
       this.page = newCollectionPage(this);
     } else {

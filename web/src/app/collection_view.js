@@ -13,7 +13,9 @@ import { el, fill, idempotencyKey, link } from "./dom.js";
 export const EMBED_LANGUAGE = "fastpad-collection"; // fastpad/knowledge/saved_views.py
 export const LAYOUTS = ["table", "board", "list", "gallery", "calendar", "timeline"];
 const LAYOUT_NAMES = { table: "Table", board: "Board", list: "List", gallery: "Gallery", calendar: "Calendar", timeline: "Timeline" };
-const PAGE = { table: 100, list: 100, gallery: 30, board: 200, calendar: 200, timeline: 200 };
+// Rows per request: a screenful and more where pages come on demand; where every row shows at
+// once, the server's most (MAX_ROWS_PAGE), so a 2,000-card board is two requests.
+const PAGE = { table: 100, list: 100, gallery: 30, board: 1000, calendar: 1000, timeline: 1000 };
 const TIMELINE_MONTHS = 3;
 const TIME_KINDS = new Set(["date", "datetime"]);
 const GROUP_KINDS = new Set(["select", "checkbox", "text", "person", "relation", "url", "number"]);
@@ -75,27 +77,40 @@ export class CollectionView {
 
   // ifChanged: only when the view is not the version on screen (a change this place made
   // itself comes back through the feed too, and must not redraw a form being filled in).
+  // The view's definition comes from the sidebar's list when it has it, and its first rows are
+  // asked for alongside its type's properties: a view opened from the sidebar costs one wait.
   async load({ ifChanged = false } = {}) {
     // Only a load that will redraw makes what is on its way (rows being read) stale.
     let generation = ifChanged ? this.generation : ++this.generation;
     try {
-      const view = await this.app.api.json("GET", `/v1/collections/${this.collectionId}`);
+      const known = ifChanged ? null : this.app.collections?.known(this.collectionId);
+      const view = known ?? (await this.app.api.json("GET", `/v1/collections/${this.collectionId}`));
       if (ifChanged && view.version === this.view?.version) return;
       if (ifChanged) generation = ++this.generation;
-      const type = await this.app.api.json("GET", `/v1/types/${encodeURIComponent(view.query.type)}`);
+      const firstPage = this._page(view, null);
+      firstPage.catch(() => {}); // answered below, or superseded
+      const type = await this.app.collections.type(view.query.type);
       if (generation !== this.generation || this.closed) return;
       this.view = view;
       this.properties = type.available_properties;
       this._renderHead();
-      await this.loadRows(generation);
+      await this.loadRows(generation, firstPage);
     } catch (error) {
       if (generation !== this.generation) return;
       fill(this.element, el("p", { class: "error" }, explain(error, error.status === 404 ? "This view is gone" : "The view could not be shown")));
     }
   }
 
-  // The rows, from the first page, into a fresh body for the layout.
-  async loadRows(generation = ++this.generation) {
+  // One page of the view's rows (in its window, for a calendar or a timeline).
+  _page(view, cursor) {
+    return this.app.api.json("GET", `/v1/collections/${this.collectionId}/rows`, {
+      query: { limit: PAGE[view.layout], cursor, ...(windowOf(view.layout, this.month) ?? {}) },
+    });
+  }
+
+  // The rows, from the first page, into a fresh body for the layout. A layout that reads every
+  // page asks for the next one before it renders the one it has.
+  async loadRows(generation = ++this.generation, firstPage = this._page(this.view, null)) {
     this.generation = generation;
     const layout = layoutFor(this);
     this.layout = layout;
@@ -103,20 +118,20 @@ export class CollectionView {
     fill(this.body, layout.root);
     this.loaded = 0;
     delete this.element.dataset.rows; // set again once this layout's rows are in
+    let next = firstPage;
     let cursor = null;
-    do {
-      const page = await this.app.api.json("GET", `/v1/collections/${this.collectionId}/rows`, {
-        query: { limit: PAGE[this.view.layout], cursor, ...(layout.window ?? {}) },
-      });
+    while (next) {
+      const page = await next;
       if (generation !== this.generation || this.closed) return;
+      cursor = page.next_cursor;
+      next = cursor && layout.readsAll ? this._page(this.view, cursor) : null;
+      next?.catch(() => {}); // awaited on the next turn, unless this load was superseded
       layout.add(page.items);
       this.loaded += page.items.length;
-      cursor = page.next_cursor;
-      if (!layout.readsAll) break;
-    } while (cursor);
+    }
     this.element.dataset.rows = String(this.loaded);
     this._renderMore(cursor, generation);
-    if (!this.loaded) layout.root.append(el("p", { class: "quiet empty-view" }, layout.window ? "Nothing in this window." : "No notes match this view."));
+    if (!this.loaded) layout.root.append(el("p", { class: "quiet empty-view" }, windowOf(this.view.layout, this.month) ? "Nothing in this window." : "No notes match this view."));
   }
 
   // Keyset paging: the next page when the person asks, or scrolls to the end.
@@ -127,7 +142,7 @@ export class CollectionView {
     more.addEventListener("click", async () => {
       more.disabled = true;
       try {
-        const page = await this.app.api.json("GET", `/v1/collections/${this.collectionId}/rows`, { query: { limit: PAGE[this.view.layout], cursor } });
+        const page = await this._page(this.view, cursor);
         if (generation !== this.generation) return;
         this.layout.add(page.items);
         this.loaded += page.items.length;
@@ -392,6 +407,7 @@ function board(view) {
   for (const value of values) column(value);
   if (prop?.kind !== "checkbox") column(null);
   const shown = view.properties.filter((p) => p.key !== key && p.kind !== "file" && p.kind !== "multi_select").slice(0, 2);
+  const touch = matchMedia("(pointer: coarse)").matches;
   return {
     root,
     readsAll: true,
@@ -401,12 +417,12 @@ function board(view) {
         const value = prop?.kind === "checkbox" ? Boolean(row.group) : row.group ?? null;
         const target = column(value);
         // On a touch screen there is no dragging: each card says where it can go instead.
-        const picker = el("select", { class: "move-to", "aria-label": "Move to" },
-          [...columns.values()].map((c) => el("option", { value: JSON.stringify(c.value ?? null), selected: c === target }, groupName(c.value))));
+        const picker = touch ? el("select", { class: "move-to", "aria-label": "Move to" },
+          [...columns.values()].map((c) => el("option", { value: JSON.stringify(c.value ?? null), selected: c === target }, groupName(c.value)))) : null;
         const card = el("article", { class: "board-card", draggable: "true", dataset: { note: row.id } }, titleLink(row),
           shown.length ? el("p", { class: "quiet" }, shown.map((p) => row.properties[p.key]).filter((v) => v !== null && v !== undefined && v !== "").map(formatValue).join(" · ")) : null,
           picker);
-        picker.addEventListener("change", () => move(card, JSON.parse(picker.value)));
+        picker?.addEventListener("change", () => move(card, JSON.parse(picker.value)));
         card.addEventListener("dragstart", (event) => {
           event.dataTransfer.setData("text/x-fastpad-card", row.id);
           event.dataTransfer.effectAllowed = "move";
@@ -449,7 +465,6 @@ function calendar(view) {
   return {
     root,
     readsAll: true,
-    window: { window_start: isoDate(month), window_end: isoDate(next) },
     add(rows) {
       for (const row of rows) {
         const at = new Date(row.properties[start]);
@@ -477,7 +492,6 @@ function timeline(view) {
   return {
     root,
     readsAll: true,
-    window: { window_start: isoDate(from), window_end: isoDate(to) },
     add(rows) {
       lanes.append(...rows.map((row) => {
         const begins = new Date(row.properties[start]);
@@ -503,6 +517,12 @@ function place(element, left, width = null) {
 
 function clamp(fraction) {
   return Math.min(1, Math.max(0, fraction));
+}
+
+// The window a calendar (its month) or a timeline (three months from it) reads; null elsewhere.
+function windowOf(layout, month) {
+  const months = { calendar: 1, timeline: TIMELINE_MONTHS }[layout];
+  return months ? { window_start: isoDate(month), window_end: isoDate(addMonths(month, months)) } : null;
 }
 
 function monthNav(view, label, step) {

@@ -1,5 +1,6 @@
-// The workspace's collections (saved views) for the sidebar: GET /v1/collections, read again
-// when the change feed says one was created, changed or deleted.
+// The workspace's collections (saved views) for the sidebar, and the types views are over:
+// GET /v1/collections, read again when the change feed says one was created, changed or
+// deleted; a type (GET /v1/types/{name}) read once and again only after the feed says types changed.
 const GATHER_MS = 200;
 
 export class CollectionsIndex {
@@ -7,7 +8,9 @@ export class CollectionsIndex {
     this.api = api;
     this.items = [];
     this.listeners = new Set();
+    this.types = new Map(); // type name -> its GET, answered or on its way
     feed.listen((changes) => {
+      if (changes.some((change) => change.kind.startsWith("type_"))) this.types.clear();
       if (!changes.some((change) => change.kind.startsWith("collection"))) return;
       clearTimeout(this.timer);
       this.timer = setTimeout(() => this.load(), GATHER_MS);
@@ -27,7 +30,20 @@ export class CollectionsIndex {
   }
 
   name(id) {
-    return this.items.find((item) => item.id === id)?.name ?? null;
+    return this.known(id)?.name ?? null;
+  }
+
+  known(id) {
+    return this.items.find((item) => item.id === id) ?? null;
+  }
+
+  type(name) {
+    if (!this.types.has(name)) {
+      const answer = this.api.json("GET", `/v1/types/${encodeURIComponent(name)}`);
+      answer.catch(() => this.types.delete(name)); // a failure is not kept
+      this.types.set(name, answer);
+    }
+    return this.types.get(name);
   }
 
   listen(listener) {

@@ -107,7 +107,8 @@ export class NotePage {
 
   // A `fastpad-collection` code block shows its collection, live, where the block is.
   _embed(block) {
-    const id = block.type === "code" && block.attrs.language === EMBED_LANGUAGE ? block.text.trim() : "";
+    // Its first line: what follows (the definition `fp pull` writes under it) is description.
+    const id = block.type === "code" && block.attrs.language === EMBED_LANGUAGE ? block.text.trim().split("\n")[0].trim() : "";
     if (!/^[0-9A-HJKMNP-TV-Z]{26}$/.test(id)) return null;
     const view = new CollectionView(this.app, id, { embedded: true });
     this.embeds.add(view);
