@@ -256,7 +256,7 @@ def _instant(name: str, value: Any, errors: list[FieldError]) -> datetime:
         if parsed.tzinfo is None:
             raise ValueError
         return parsed.astimezone(timezone.utc)
-    except ValueError:
+    except (ValueError, OverflowError):  # OverflowError: an offset that moves it out of the calendar
         errors.append(FieldError(name, "required" if value is None else "datetime",
                                  "a date (YYYY-MM-DD) or an ISO 8601 datetime with an offset"))
         return datetime.min.replace(tzinfo=timezone.utc)

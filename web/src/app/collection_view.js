@@ -284,7 +284,7 @@ function layoutFor(view) {
 }
 
 function titleLink(row) {
-  return link(`/notes/${row.id}`, el("span", { class: "title" }, row.title || "Untitled"));
+  return el("a", { href: `/notes/${row.id}`, class: "row-link", dataset: { link: "" } }, row.title || "Untitled");
 }
 
 function table(view) {
