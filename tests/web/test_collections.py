@@ -233,7 +233,7 @@ def test_a_view_embedded_in_a_note_is_the_view_the_sidebar_opens(device: Any, we
     sidebar.locator(f".sidebar a[href='/collections/{view['id']}']").click()
     wait_layout(sidebar, "list")
     assert len(shown_notes(sidebar, ".collection-list li")) == 2
-    assert "pages before / under 500" in sidebar.locator(".collection-filters").text_content()
+    assert "pages under 500" in sidebar.locator(".collection-filters").text_content()
 
     # And an edit there shows in the open note, without a reload.
     sidebar.get_by_label("Layout").select_option("board")
@@ -243,6 +243,19 @@ def test_a_view_embedded_in_a_note_is_the_view_the_sidebar_opens(device: Any, we
     saved = schemer.get(f"/v1/collections/{view['id']}").json()
     assert (saved["layout"], saved["query"]["group_by"], saved["query"]["filters"]) == (
         "board", f"{book}.status", [{"property": f"{book}.pages", "op": "lt", "value": 500}])
+
+    # Copied from its page and pasted into another note, it is the same view there too.
+    sidebar.get_by_role("button", name="Copy embed").click()
+    other = create_note(schemer, "", title=f"Another {book}")
+    pasted = context.new_page()
+    pasted.goto(f"{web_server.base_url}/notes/{other}")
+    pasted.locator(".editor .block .text").first.click()
+    pasted.keyboard.press("Control+V")
+    wait_layout(pasted, "board", embed)
+    pasted.wait_for_function("() => window.fastpad.page.sync.hasUnsent === false"
+                             " && document.querySelector('.sync-status').dataset.state === 'saved'")
+    assert [(b["type"], b["attrs"].get("language"), b["text"]) for b in schemer.get(f"/v1/notes/{other}").json()[
+        "blocks"]] == [("code", "fastpad-collection", view["id"])]
 
 
 def test_on_a_phone_in_dark_mode_a_board_and_a_calendar_fit(device: Any, web_server: Server,  # noqa: F811

@@ -7,6 +7,7 @@
 // Reading: table, list and gallery read one keyset page and then more on demand; a board reads
 // every page (its columns need every card); a calendar (a month) and a timeline (three months)
 // ask only for their window, and the server filters by it.
+import { CLIPBOARD_TYPE } from "../editor/view.js";
 import { explain } from "./explain.js";
 import { el, fill, idempotencyKey, link } from "./dom.js";
 
@@ -19,9 +20,8 @@ const PAGE = { table: 100, list: 100, gallery: 30, board: 1000, calendar: 1000, 
 const TIMELINE_MONTHS = 3;
 const TIME_KINDS = new Set(["date", "datetime"]);
 const GROUP_KINDS = new Set(["select", "checkbox", "text", "person", "relation", "url", "number"]);
-const OPS = {
-  eq: "is", neq: "is not", contains: "contains", lt: "before / under", gt: "after / over", has: "is set", has_not: "is empty",
-};
+const OPS = { eq: "is", neq: "is not", contains: "contains", lt: "under", gt: "over", has: "is set", has_not: "is empty" };
+const TIME_OPS = { ...OPS, lt: "before", gt: "after" };
 const FIRST_IMAGE = /!\[[^\]]*\]\(\s*<?([^)\s>]+)/;
 const REFRESH_MS = 250;
 const DAY_MS = 86_400_000;
@@ -37,14 +37,13 @@ export function layoutNeeds(layout, properties, query) {
   }
   // Only a board shows its groups; anywhere else a grouping would be an order nobody chose.
   const { group_by: _grouping, ...ungrouped } = query;
-  query = ungrouped;
   if (layout === "calendar" || layout === "timeline") {
     const times = properties.filter((p) => TIME_KINDS.has(p.kind));
     if (!times.length) return null;
     const end = times.find((p, i) => i > 0 && /end|due|until|finish/i.test(p.name)) ?? times[1];
-    return { query, layout_options: end ? { start: times[0].key, end: end.key } : { start: times[0].key } };
+    return { query: ungrouped, layout_options: end ? { start: times[0].key, end: end.key } : { start: times[0].key } };
   }
-  return { query, layout_options: {} };
+  return { query: ungrouped, layout_options: {} };
 }
 
 export class CollectionView {
@@ -79,11 +78,12 @@ export class CollectionView {
   // itself comes back through the feed too, and must not redraw a form being filled in).
   // The view's definition comes from the sidebar's list when it has it, and its first rows are
   // asked for alongside its type's properties: a view opened from the sidebar costs one wait.
-  async load({ ifChanged = false } = {}) {
+  // fresh: read the view from the server even when the sidebar's list has it.
+  async load({ ifChanged = false, fresh = ifChanged } = {}) {
     // Only a load that will redraw makes what is on its way (rows being read) stale.
     let generation = ifChanged ? this.generation : ++this.generation;
     try {
-      const known = ifChanged ? null : this.app.collections?.known(this.collectionId);
+      const known = fresh ? null : this.app.collections?.known(this.collectionId);
       const view = known ?? (await this.app.api.json("GET", `/v1/collections/${this.collectionId}`));
       if (ifChanged && view.version === this.view?.version) return;
       if (ifChanged) generation = ++this.generation;
@@ -188,7 +188,7 @@ export class CollectionView {
   _filterBar() {
     const filters = this.view.query.filters ?? [];
     const chips = filters.map((filter, index) => el("li", { class: "filter" },
-      `${this._propertyName(filter.property)} ${OPS[filter.op] ?? filter.op}${"value" in filter ? ` ${formatValue(filter.value)}` : ""}`,
+      `${this._propertyName(filter.property)} ${opName(filter.op, this._property(filter.property))}${"value" in filter ? ` ${formatValue(filter.value)}` : ""}`,
       el("button", { type: "button", class: "link remove", "aria-label": `Remove filter ${index + 1}`, onclick: () => this.save({ query: { ...this.view.query, filters: filters.filter((_, i) => i !== index) } }) }, "×")));
     const filterable = this.properties.filter((p) => p.kind !== "file");
     const property = el("select", { name: "filter_property", "aria-label": "Filter property" }, filterable.map((p) => el("option", { value: p.key }, p.name)));
@@ -196,7 +196,7 @@ export class CollectionView {
     const value = el("span", { class: "filter-value" });
     const sync = () => {
       const prop = filterable.find((p) => p.key === property.value);
-      fill(op, opsFor(prop).map((name) => el("option", { value: name }, OPS[name])));
+      fill(op, opsFor(prop).map((name) => el("option", { value: name }, opName(name, prop))));
       syncValue();
     };
     const syncValue = () => {
@@ -221,15 +221,20 @@ export class CollectionView {
       filterable.length ? add : el("p", { class: "quiet" }, "This type has no properties to filter by."));
   }
 
+  _property(key) {
+    return this.properties.find((p) => p.key === key);
+  }
+
   _propertyName(key) {
-    return this.properties.find((p) => p.key === key)?.name ?? key;
+    return this._property(key)?.name ?? key;
   }
 
   async _changeLayout(layout) {
     const needs = layoutNeeds(layout, this.properties, this.view.query);
     if (!needs) {
       this.app.flash(layout === "board" ? "A board needs a property to group by." : `A ${layout} needs a date property on #${this.view.query.type}.`);
-      return this._renderHead() || this.loadRows();
+      this._renderHead(); // the layout control goes back to the layout the view has
+      return this.loadRows();
     }
     await this.save({ layout, ...needs });
   }
@@ -242,20 +247,26 @@ export class CollectionView {
       });
     } catch (error) {
       this.app.flash(explain(error, "The view could not be changed"));
-      return this.load();
+      return this.load({ fresh: true });
     }
     this.app.collections?.put(this.view);
     this._renderHead();
     await this.loadRows();
   }
 
-  async _copyEmbed() {
-    try {
-      await navigator.clipboard.writeText(this.view.embed_markdown);
-      this.app.flash("Copied: paste it into a note as a code block to show this view there.");
-    } catch {
-      this.app.flash(`Put this in a note: ${this.view.embed_markdown}`);
-    }
+  // Copies the embedding block as the editor's own clipboard blocks (pasted in a note, it is the
+  // view there) and as its Markdown for anywhere else.
+  _copyEmbed() {
+    const block = { type: "code", text: this.view.id, attrs: { language: EMBED_LANGUAGE } };
+    const onCopy = (event) => {
+      event.preventDefault();
+      event.clipboardData.setData(CLIPBOARD_TYPE, JSON.stringify({ blocks: [block] }));
+      event.clipboardData.setData("text/plain", this.view.embed_markdown);
+    };
+    document.addEventListener("copy", onCopy, { once: true });
+    const copied = document.execCommand("copy"); // the one way to put the editor's own type on the clipboard
+    document.removeEventListener("copy", onCopy);
+    this.app.flash(copied ? "Copied: paste it into a note to show this view there." : `Put this in a note: ${this.view.embed_markdown}`);
   }
 
   // ------------------------------------------------------------------ moving a card on a board
@@ -552,6 +563,10 @@ export function formatValue(value) {
   if (value === false) return "no";
   if (value === null || value === undefined) return "—";
   return typeof value === "object" ? JSON.stringify(value) : String(value);
+}
+
+function opName(op, prop) {
+  return (TIME_KINDS.has(prop?.kind) ? TIME_OPS : OPS)[op] ?? op;
 }
 
 function opsFor(prop) {

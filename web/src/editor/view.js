@@ -17,7 +17,7 @@ import { caretOffset, caretOnEdgeLine, placeCaret, readText, selectionOffsets, w
 import { PopupMenu } from "./menu.js";
 import { CALLOUT_KINDS, TABLE_HEADER, TABLE_ROW, enterShortcutFor, filterMenu, shortcutFor } from "./shortcuts.js";
 
-const CLIPBOARD_TYPE = "application/x-fastpad-blocks";
+export const CLIPBOARD_TYPE = "application/x-fastpad-blocks"; // {blocks: [{type, text, attrs}], note?, cut?}
 const GROUP_SIZE = 64; // blocks per rendering group (see _place)
 const FIRST_GROUPS = 1; // groups shown before a note opens: more blocks than a tall screen holds
 const TEXT_TYPES = new Set(["heading", "paragraph", "list_item", "task", "quote", "callout", "code", "table_row"]);
