@@ -534,9 +534,6 @@ def main() -> None:
             "remote_edit_visible_p50_ms": judged(remote["dom"]["p50_ms"], TARGETS["remote_edit_visible_p50_ms"]),
             "bundle_js_css_gzip_kib": judged(sizes["js_css_gzip_kib"], TARGETS["bundle_js_css_gzip_kib"]),
         },
-        "page_console": console.lines[:50],
-        "page_console_count": len(console.lines),
-        "http_error_responses": console.responses,
     }
     speed = report("web", figures, TARGETS, console)
     print(f"cold first open: {opened['cold_first_open']['painted']:.1f} ms; remote edit on the 2,000-block note "
@@ -544,7 +541,10 @@ def main() -> None:
 
 
 def report(name: str, figures: dict, targets: dict, console: Console) -> float:
-    """Writes bench/results/{name}.json and prints the judged figures; returns the machine's speed."""
+    """Writes bench/results/{name}.json, with what the pages logged, and prints the judged figures;
+    returns the machine's speed."""
+    figures = {**figures, "page_console": console.lines[:50], "page_console_count": len(console.lines),
+               "http_error_responses": console.responses}
     path = write_result(name, figures, targets)
     print(f"chromium {figures['chromium']}; results in {path.relative_to(ROOT)}")
     print(f"{'figure':40} {'value':>10} {'target':>8}  pass")
