@@ -534,21 +534,26 @@ def main() -> None:
             "remote_edit_visible_p50_ms": judged(remote["dom"]["p50_ms"], TARGETS["remote_edit_visible_p50_ms"]),
             "bundle_js_css_gzip_kib": judged(sizes["js_css_gzip_kib"], TARGETS["bundle_js_css_gzip_kib"]),
         },
-        "page_console": console.lines[:50],
-        "page_console_count": len(console.lines),
-        "http_error_responses": console.responses,
     }
-    path = write_result("web", figures, TARGETS)
-    speed = json.loads(path.read_text())["machine"]["speed_ms"]
-    print(f"chromium {version}; results in {path.relative_to(ROOT)}")
-    print(f"{'figure':40} {'value':>10} {'target':>8}  pass")
-    for name, row in figures["judged"].items():
-        unit = "KiB" if name.endswith("kib") else "ms"
-        print(f"{name:40} {row['value']:>7.1f} {unit:3} {row['target']:>5} {unit:3} {'yes' if row['pass'] else 'NO'}")
+    speed = report("web", figures, TARGETS, console)
     print(f"cold first open: {opened['cold_first_open']['painted']:.1f} ms; remote edit on the 2,000-block note "
           f"p50 {remote_big['dom']['p50_ms']:.1f} ms; wasm gzip {sizes['wasm_gzip_kib']} KiB; machine speed {speed} ms")
+
+
+def report(name: str, figures: dict, targets: dict, console: Console) -> float:
+    """Writes bench/results/{name}.json, with what the pages logged, and prints the judged figures;
+    returns the machine's speed."""
+    figures = {**figures, "page_console": console.lines[:50], "page_console_count": len(console.lines),
+               "http_error_responses": console.responses}
+    path = write_result(name, figures, targets)
+    print(f"chromium {figures['chromium']}; results in {path.relative_to(ROOT)}")
+    print(f"{'figure':40} {'value':>10} {'target':>8}  pass")
+    for figure, row in figures["judged"].items():
+        unit = "KiB" if figure.endswith("kib") else "ms"
+        print(f"{figure:40} {row['value']:>7.1f} {unit:3} {row['target']:>5} {unit:3} {'yes' if row['pass'] else 'NO'}")
     if console.lines:
         print(f"page console: {len(console.lines)} errors/warnings, first: {console.lines[0]}")
+    return json.loads(path.read_text())["machine"]["speed_ms"]
 
 
 if __name__ == "__main__":

@@ -26,6 +26,10 @@ collection's saved view)::
   by a property first and labels each row with its ``group`` (its value; null
   for none).
 - Pages are keyset pages: pass ``next_cursor`` back with the same query.
+- A ``TimeWindow`` (a calendar's month, a timeline's span; not part of the
+  query language, collections pass it) keeps the rows whose start–end span
+  overlaps it — a row without an end is a point at its start — and is part of
+  what a cursor belongs to.
 
 Results respect the caller: only notes in its note set, never trashed notes,
 archived ones only when asked. A row carries the note's id, title, types and
@@ -39,7 +43,7 @@ import binascii
 import hashlib
 import json
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime
 from typing import Any
 
@@ -79,11 +83,39 @@ class Definition:
     group_kind: str | None
     include_archived: bool
     normalized: dict[str, Any]  # the query as it was given, validated (stored by collections)
+    # Rows must also pass every filter of one of these (a window's overlap test; never saved).
+    any_of: tuple[tuple[PropertyFilter, ...], ...] = ()
 
     @property
     def fingerprint(self) -> str:
         canonical = json.dumps(self.normalized, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
         return hashlib.sha256(canonical.encode()).hexdigest()[:16]
+
+
+@dataclass(frozen=True)
+class TimeWindow:
+    """The instants [start, end) a calendar or timeline shows, and the date or datetime
+    properties that place a row in time (``end_property`` None: a row is a point)."""
+
+    start_property: str
+    end_property: str | None
+    start: datetime
+    end: datetime
+
+    def narrow(self, parsed: Definition) -> Definition:
+        """``parsed``, keeping only rows whose span overlaps the window: the start before the
+        window's end, and the end (or, with none, the start) at or after the window's start."""
+        starts_before_end = PropertyFilter(self.start_property, "time", "lt", (self.end,))
+        start_in = PropertyFilter(self.start_property, "time", "gte", (self.start,))
+        if self.end_property is None:
+            filters, any_of = (starts_before_end, start_in), ()
+        else:
+            ends_in = PropertyFilter(self.end_property, "time", "gte", (self.start,))
+            no_end = PropertyFilter(self.end_property, "time", "has", negate=True)
+            filters, any_of = (starts_before_end,), ((ends_in,), (no_end, start_in))
+        window = [self.start_property, self.end_property, self.start.isoformat(), self.end.isoformat()]
+        return replace(parsed, filters=parsed.filters + filters, any_of=parsed.any_of + any_of,
+                       normalized={**parsed.normalized, "window": window})
 
 
 @dataclass(frozen=True)
@@ -136,18 +168,20 @@ class KnowledgeQueryService:
         return self.run(principal, definition, cursor=query.get("cursor"), limit=query.get("limit", DEFAULT_LIMIT))
 
     def run(self, principal: Principal, definition: Mapping[str, Any], *, cursor: Any = None,
-            limit: Any = DEFAULT_LIMIT) -> QueryPage:
+            limit: Any = DEFAULT_LIMIT, window: TimeWindow | None = None, max_limit: int = MAX_LIMIT) -> QueryPage:
         principal.require(NOTES_READ)
-        if isinstance(limit, bool) or not isinstance(limit, int) or not 1 <= limit <= MAX_LIMIT:
-            raise ValidationFailed(detail=f"limit is between 1 and {MAX_LIMIT}",
-                                   field_errors=[FieldError("limit", "range", f"between 1 and {MAX_LIMIT}")])
+        if isinstance(limit, bool) or not isinstance(limit, int) or not 1 <= limit <= max_limit:
+            raise ValidationFailed(detail=f"limit is between 1 and {max_limit}",
+                                   field_errors=[FieldError("limit", "range", f"between 1 and {max_limit}")])
         with self.store.read(principal.workspace_id) as tx:
             parsed = parse_definition(definition, load_schema(tx))
+            if window is not None:
+                parsed = window.narrow(parsed)
             after = decode_cursor(cursor, parsed) if cursor is not None else None
             page = tx.typed.query(RowQuery(
                 type_names=parsed.type_names, filters=parsed.filters, keys=parsed.keys, after=after,
                 note_ids=principal.note_ids, include_archived=parsed.include_archived, limit=limit + 1,
-                types_on_every_note=parsed.types_on_every_note,
+                types_on_every_note=parsed.types_on_every_note, any_of=parsed.any_of,
             ))
         hits = page.hits[:limit]
         more = len(page.hits) > limit

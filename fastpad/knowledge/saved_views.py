@@ -19,18 +19,20 @@ the editor renders the view in its place. ``embed_markdown`` is that block.
 Layouts: table, list and gallery need nothing more; a board groups rows, so
 its query has ``group_by``; calendar and timeline place rows in time, so
 ``layout_options`` names their ``start`` (and optionally ``end``) date or
-datetime property — an Event type's start and end, say.
+datetime property — an Event type's start and end, say. Their rows are read a
+window at a time (a calendar's month, a timeline's span: ``window_start`` and
+``window_end``), and only the rows whose span overlaps it are read at all.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import date, datetime, timezone
 from typing import Any
 
 from fastpad.errors import Conflict, FieldError, NotFound, ValidationFailed
-from fastpad.knowledge.query import DEFAULT_LIMIT, Definition, KnowledgeQueryService, QueryPage
+from fastpad.knowledge.query import DEFAULT_LIMIT, Definition, KnowledgeQueryService, QueryPage, TimeWindow
 from fastpad.knowledge.property_index import load_schema
 from fastpad.notes import is_ulid, new_id
 from fastpad.security.principals import Principal
@@ -42,6 +44,9 @@ LAYOUTS = ("table", "board", "list", "gallery", "calendar", "timeline")
 TIME_LAYOUTS = frozenset({"calendar", "timeline"})
 EMBED_LANGUAGE = "fastpad-collection"
 MAX_NAME = 200
+# A board or a calendar shows every row it has at once; pages this big cost it fewer round trips.
+MAX_ROWS_PAGE = 1000
+MAX_WINDOW_DAYS = 3660  # a timeline may show ten years; no window reads the whole of time
 
 
 @dataclass(frozen=True)
@@ -62,6 +67,21 @@ def embed_markdown(collection_id: str) -> str:
     return f"```{EMBED_LANGUAGE}\n{collection_id}\n```"
 
 
+def embedded_id(block: Mapping[str, Any]) -> str | None:
+    """The collection a block embeds (its first line: whatever follows is description), or None."""
+    if block.get("type") != "code" or block.get("attrs", {}).get("language") != EMBED_LANGUAGE:
+        return None
+    first = block.get("text", "").strip().partition("\n")[0].strip()
+    return first if is_ulid(first) else None
+
+
+def definition(view: Mapping[str, Any]) -> dict[str, Any]:
+    """What a reader outside the app is shown for an embedded view: the saved question and where
+    the view opens — never its rows (run the query for those)."""
+    return {"id": view["id"], "name": view["name"], "layout": view["layout"], "query": view["query"],
+            "layout_options": view["layout_options"], "link": f"/collections/{view['id']}"}
+
+
 class CollectionService:
     def __init__(self, store: Store, queries: KnowledgeQueryService, *,
                  clock: Callable[[], datetime] = utcnow) -> None:
@@ -80,18 +100,34 @@ class CollectionService:
         principal.require(NOTES_READ)
         return CollectionView(self._row(principal, collection_id))
 
-    def rows(self, principal: Principal, collection_id: str, *, cursor: Any = None,
-             limit: Any = DEFAULT_LIMIT) -> QueryPage:
-        """Run the collection's query now, for ``principal``: one keyset page."""
+    def embedded_in(self, principal: Principal, blocks: list[Mapping[str, Any]]) -> list[dict[str, Any]]:
+        """The definition of each collection ``blocks`` embed, in their order (a deleted one says so)."""
+        principal.require(NOTES_READ)
+        ids = list(dict.fromkeys(i for i in map(embedded_id, blocks) if i is not None))
+        if not ids:
+            return []
+        with self.store.read(principal.workspace_id) as tx:
+            rows = {i: tx.typed.collection(i) for i in ids}
+        return [definition(CollectionView(row).as_dict()) if row is not None else {"id": i, "missing": True}
+                for i, row in rows.items()]
+
+    def rows(self, principal: Principal, collection_id: str, *, cursor: Any = None, limit: Any = DEFAULT_LIMIT,
+             window_start: Any = None, window_end: Any = None) -> QueryPage:
+        """Run the collection's query now, for ``principal``: one keyset page (of up to
+        ``MAX_ROWS_PAGE`` rows, more than a query's, for a board's columns). A calendar or a
+        timeline is read one window at a time, [window_start, window_end): both are required
+        there (dates or datetimes with an offset), and refused for any other layout."""
         principal.require(NOTES_READ)
         row = self._row(principal, collection_id)
+        window = _window(row, window_start, window_end)
         try:
             self.queries.check(principal, row.query, field_prefix="query.")
         except ValidationFailed as stale:
             raise Conflict(detail="the collection's query no longer fits the types it names; update the collection",
                            field_errors=stale.field_errors, extra={"reason": "stale_view"},
                            next_call=f"PATCH /v1/collections/{collection_id}") from None
-        return self.queries.run(principal, row.query, cursor=cursor, limit=limit)
+        return self.queries.run(principal, row.query, cursor=cursor, limit=limit, window=window,
+                                max_limit=MAX_ROWS_PAGE)
 
     # ------------------------------------------------------------------ writes
 
@@ -188,6 +224,42 @@ class CollectionService:
         if errors:
             raise ValidationFailed(detail=f"{len(errors)} field(s) failed validation", field_errors=errors)
         return dict(options)
+
+
+def _window(row: CollectionRow, start: Any, end: Any) -> TimeWindow | None:
+    if row.layout not in TIME_LAYOUTS:
+        if start is None and end is None:
+            return None
+        raise ValidationFailed(detail=f"a {row.layout} is not read by time window", field_errors=[
+            FieldError(name, "not_allowed", "only a calendar or a timeline takes a window")
+            for name, value in (("window_start", start), ("window_end", end)) if value is not None])
+    errors: list[FieldError] = []
+    bounds = [_instant(name, value, errors) for name, value in (("window_start", start), ("window_end", end))]
+    if not errors and not bounds[0] < bounds[1]:
+        errors.append(FieldError("window_end", "order", "after window_start"))
+    if not errors and (bounds[1] - bounds[0]).days > MAX_WINDOW_DAYS:
+        errors.append(FieldError("window_end", "range", f"at most {MAX_WINDOW_DAYS} days after window_start"))
+    if errors:
+        raise ValidationFailed(detail=f"a {row.layout} shows one window of time", field_errors=errors)
+    return TimeWindow(row.layout_options["start"], row.layout_options.get("end"), bounds[0], bounds[1])
+
+
+def _instant(name: str, value: Any, errors: list[FieldError]) -> datetime:
+    """A window bound: a date (midnight UTC, as date properties are indexed) or a datetime with an offset."""
+    try:
+        if not isinstance(value, str):
+            raise ValueError
+        if len(value) == 10:
+            day = date.fromisoformat(value)
+            return datetime(day.year, day.month, day.day, tzinfo=timezone.utc)
+        parsed = datetime.fromisoformat(value)
+        if parsed.tzinfo is None:
+            raise ValueError
+        return parsed.astimezone(timezone.utc)
+    except (ValueError, OverflowError):  # OverflowError: an offset that moves it out of the calendar
+        errors.append(FieldError(name, "required" if value is None else "datetime",
+                                 "a date (YYYY-MM-DD) or an ISO 8601 datetime with an offset"))
+        return datetime.min.replace(tzinfo=timezone.utc)
 
 
 def _no_collection(collection_id: Any) -> NotFound:

@@ -113,6 +113,9 @@ class RowQuery:
     # of their properties, so only their properties' indexes can be walked in full. A note has
     # no row at all for a subtype's or another type's property.
     types_on_every_note: tuple[str, ...] = ()
+    # Each row must also pass every filter of at least one of these branches. Only ever checked
+    # row by row: a branch never drives a walk or a candidate set.
+    any_of: tuple[tuple[PropertyFilter, ...], ...] = ()
 
 
 @dataclass(frozen=True)
@@ -478,18 +481,28 @@ class _Compiler:
             rows = self._type_in("t").add(f"t.note_id = {id_col}")
             where.add(f"EXISTS (SELECT 1 FROM note_type_tags t WHERE {rows.text(' AND ')}{self.fence})", *rows.params)
         for j, f in enumerate(q.filters):
-            if f in skip:
-                continue
-            rows = _Sql().add(f"f{j}.workspace_id = ? AND f{j}.note_id = {id_col} AND f{j}.property = ?",
-                              self.ws, f.property)
-            test = self._test(f"f{j}.{_COLUMN[f.column]}", f)
-            if f.op in ("eq", "in"):  # a value index seeks straight to (value, note) here
-                rows.extend(test)
-            else:
-                rows.add(f"({test.text(' AND ')}) IS TRUE", *test.params)
-            exists = f"EXISTS (SELECT 1 FROM property_values f{j} WHERE {rows.text(' AND ')}{self.fence})"
-            where.add(("NOT " if f.negate else "") + exists, *rows.params)
+            if f not in skip:
+                where.extend(self._filter_check(f"f{j}", f, id_col))
+        if q.any_of:
+            branches = [_Sql() for _ in q.any_of]
+            for b, (branch, sql) in enumerate(zip(q.any_of, branches)):
+                for j, f in enumerate(branch):
+                    sql.extend(self._filter_check(f"a{b}_{j}", f, id_col))
+            where.add("(" + " OR ".join(f"({sql.text(' AND ')})" for sql in branches) + ")",
+                      *[p for sql in branches for p in sql.params])
         return where
+
+    def _filter_check(self, alias: str, f: PropertyFilter, id_col: str) -> _Sql:
+        """One filter, checked for the row ``id_col`` by one index seek (a fenced EXISTS)."""
+        rows = _Sql().add(f"{alias}.workspace_id = ? AND {alias}.note_id = {id_col} AND {alias}.property = ?",
+                          self.ws, f.property)
+        test = self._test(f"{alias}.{_COLUMN[f.column]}", f)
+        if f.op in ("eq", "in"):  # a value index seeks straight to (value, note) here
+            rows.extend(test)
+        else:
+            rows.add(f"({test.text(' AND ')}) IS TRUE", *test.params)
+        exists = f"EXISTS (SELECT 1 FROM property_values {alias} WHERE {rows.text(' AND ')}{self.fence})"
+        return _Sql().add(("NOT " if f.negate else "") + exists, *rows.params)
 
     def _type_in(self, alias: str) -> _Sql:
         names = self.q.type_names

@@ -161,6 +161,30 @@ def test_query_pages_and_collections(server, schemer):
     assert_problem(schemer.get(f"/v1/collections/{view['id']}/rows"), 404, "not-found", server.base_url)
 
 
+def test_a_calendars_rows_are_read_one_window_at_a_time_over_http(server, schemer):
+    event = _name("Event")
+    _define(schemer, event, properties=[{"name": "on", "kind": "date"}])
+    days = {}
+    for day in ("2025-02-27", "2025-03-03", "2025-03-31", "2025-04-01"):
+        days[day] = _note(schemer, day)
+        assert schemer.patch(f"/v1/notes/{days[day]}/types", json={
+            "add": [event], "properties": {f"{event}.on": day}}).status_code == 200
+    view = schemer.post("/v1/collections", json={"name": "Days", "layout": "calendar", "query": {
+        "type": event, "sort": [{"property": f"{event}.on"}]}, "layout_options": {"start": f"{event}.on"}}).json()
+    rows = f"/v1/collections/{view['id']}/rows"
+    march = schemer.get(rows, params={"window_start": "2025-03-01", "window_end": "2025-04-01T00:00:00+00:00",
+                                      "limit": 1000})
+    assert march.status_code == 200, march.text
+    assert [r["id"] for r in march.json()["items"]] == [days["2025-03-03"], days["2025-03-31"]]
+    for params, fields in (({}, {"window_start", "window_end"}),
+                           ({"window_start": "0001-01-01T00:00:00+01:00", "window_end": "2025-01-01"}, {"window_start"})):
+        refused = schemer.get(rows, params=params)
+        assert_problem(refused, 422, "validation-failed", server.base_url)
+        assert {fe["field"] for fe in refused.json()["field_errors"]} == fields
+    assert schemer.get(rows, params={"window_start": "2025-03-01", "window_end": "2025-04-01",
+                                     "limit": 1001}).status_code == 422
+
+
 def test_types_are_listed_and_changing_them_needs_schema_write(server, owner, schemer):
     name = _name("Meeting")
     _define(schemer, name, properties=[{"name": "when", "kind": "datetime"}])

@@ -5,10 +5,12 @@ from __future__ import annotations
 
 import json
 import re
+import uuid
 from pathlib import Path
 
 import pytest
 
+from tests.api.conftest import OWNER_EMAIL
 from tests.cli.conftest import CliServer, Fp
 
 PLAN = """\
@@ -236,3 +238,42 @@ def test_a_push_whose_answer_was_lost_is_replayed_and_acknowledged_not_applied_t
     server = _server_markdown(cli_server, person["FASTPAD_TOKEN"], note["id"])
     assert server.count("Added once.") == 1 and path.read_text() == server
     assert fp.json("push", str(mirror_dir), env=person)["pushed"] == []
+
+
+def test_an_embedded_view_is_pulled_as_its_definition_and_link_and_pushed_back_as_its_id(
+        fp: Fp, cli_server, person, tmp_path):
+    schemer = cli_server.mint("notes:read,notes:write,schema:write", "--person", OWNER_EMAIL, "--label", "tests: views")
+    with cli_server.client(schemer) as client:
+        kind = f"Shelf{uuid.uuid4().hex[:6]}"
+        assert client.post("/v1/types", json={"name": kind, "properties": [
+            {"name": "status", "kind": "select", "options": ["to read", "read"]}]}).status_code == 201
+        book = client.post("/v1/notes", json={"title": "Middlemarch", "types": [kind],
+                                              "properties": {f"{kind}.status": "to read"}}).json()
+        view = client.post("/v1/collections", json={"name": "Reading list", "layout": "board", "query": {
+            "type": kind, "group_by": f"{kind}.status"}}).json()
+    note = _create(cli_server, person["FASTPAD_TOKEN"], f"# Reading\n\n{view['embed_markdown']}\n\nMore later.\n")
+    mirror = tmp_path / "notes"
+    fp.json("pull", str(mirror), env=person)
+    text = _file_of(mirror, note["id"]).read_text()
+    fence = re.search(r"```fastpad-collection[^\n]*\n(.*?)\n```", text, re.S)
+    assert fence is not None, text
+    lines = fence.group(1).split("\n")
+    assert lines[0] == view["id"]
+    assert f"# Reading list: a board of #{kind}" in lines
+    assert f"# query: {json.dumps({'group_by': f'{kind}.status', 'type': kind}, sort_keys=True)}" in lines
+    assert f"# open: {cli_server.base_url}/collections/{view['id']}" in lines
+    assert "Middlemarch" not in text and book["id"] not in text  # never its rows
+
+    # An edit elsewhere in the file is pushed; the view's lines are description, never sent.
+    path = _file_of(mirror, note["id"])
+    path.write_text(text.replace("More later.", "More later, after the holidays."))
+    plan = fp.json("push", str(mirror), "--dry-run", env=person)
+    assert [(c["kind"], c.get("text")) for c in plan["files"][0]["changes"]] == [
+        ("edit", "More later, after the holidays.")]
+    fp.json("push", str(mirror), env=person)
+    with cli_server.client(person["FASTPAD_TOKEN"]) as client:
+        blocks = client.get(f"/v1/notes/{note['id']}").json()["blocks"]
+    assert [b["text"] for b in blocks] == ["Reading", view["id"], "More later, after the holidays."]
+    assert "# open: " in path.read_text()  # the rewritten file keeps its description
+    again = fp.json("push", str(mirror), "--dry-run", env=person)["files"]
+    assert not [f for f in again if f["action"] != "unchanged"], again  # and nothing left to send

@@ -9,6 +9,7 @@ that picks up exactly where the cut was.
 from __future__ import annotations
 
 import json
+import secrets
 import re
 
 from fastpad.mcp.env import McpEnv
@@ -217,3 +218,27 @@ def test_search_and_fetch_count_what_the_floor_the_archive_and_the_note_set_kept
     for name, note_id in hidden_ids.items():
         assert words[name] not in texts, f"the {name} note's words left through the counts"
     assert shelved.id not in texts
+
+
+def test_an_embedded_view_is_fetched_as_its_definition_and_link_never_its_rows(mcp: McpServer) -> None:
+    deployment, owner = mcp.deployment, mcp.deployment.operator_principal()
+    kind = f"Reading{secrets.token_hex(3)}"
+    deployment.types.define(owner, name=kind, properties=[{"name": "status", "kind": "select",
+                                                           "options": ["to read", "read"]}])
+    book = deployment.notes.create(owner, title="Middlemarch by George Eliot")
+    deployment.typed_notes.apply(owner, book.id, add=[kind], properties={f"{kind}.status": "to read"})
+    view = deployment.collections.create(owner, name="Reading list", layout="board",
+                                         query={"type": kind, "group_by": f"{kind}.status"}).as_dict()
+    host = mcp.note(f"# Shelf\n\n{view['embed_markdown']}\n")
+
+    async def scenario() -> dict:
+        async with mcp.client(mcp.tokens["agent"]) as agent:
+            await agent.start()
+            return await agent.ok("fastpad_fetch", session=agent.session, note_ids=[host.id])
+
+    (entry,) = run(scenario)["notes"]
+    assert entry["collections"] == [{"id": view["id"], "name": "Reading list", "layout": "board",
+                                     "query": view["query"], "layout_options": {},
+                                     "link": f"/collections/{view['id']}"}]
+    assert view["id"] in entry["markdown"]  # the block itself, as the note holds it
+    assert "Middlemarch" not in json.dumps(entry)

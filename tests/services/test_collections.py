@@ -34,7 +34,8 @@ def test_a_collection_stores_the_view_and_runs_it_now(svc, store, ws, typed):
     view = typed.collections.create(ws.owner, name="Upcoming", layout="calendar", query=PLANNED,
                                     layout_options={"start": "Event.start", "end": "Event.end"}).as_dict()
     assert view["query"] == PLANNED and view["layout_options"] == {"start": "Event.start", "end": "Event.end"}
-    assert [r.title for r in typed.collections.rows(ws.owner, view["id"]).items] == ["Standup"]
+    march = {"window_start": "2025-03-01", "window_end": "2025-04-01"}
+    assert [r.title for r in typed.collections.rows(ws.owner, view["id"], **march).items] == ["Standup"]
 
     # An embedding note holds the collection's id in one block, never its rows.
     host = svc.notes.create(ws.owner, markdown=f"# Week\n\n{view['embed_markdown']}\n")
@@ -44,7 +45,7 @@ def test_a_collection_stores_the_view_and_runs_it_now(svc, store, ws, typed):
     # Rows that appear later show up in the same view; nothing stored changed.
     _event(svc, ws, typed, "Retro", "2025-03-02T16:00:00Z")
     _event(svc, ws, typed, "Launch", "2025-03-01T10:00:00Z", status="done")
-    assert [r.title for r in typed.collections.rows(ws.owner, view["id"]).items] == ["Retro", "Standup"]
+    assert [r.title for r in typed.collections.rows(ws.owner, view["id"], **march).items] == ["Retro", "Standup"]
     with store.read(ws.id) as tx:
         stored = tx.typed.collection(view["id"])
     assert stored is not None and stored.query == PLANNED and stored.version == 1
@@ -60,6 +61,56 @@ def test_rows_are_paged_and_seen_through_the_callers_note_set(svc, ws, typed):
     assert [r.id for r in first.items + second.items] == ids[:4]
     limited = agent(svc, ws.id, "notes:read", note_ids=ids[3:])
     assert [r.id for r in typed.collections.rows(limited, view.row.id).items] == ids[3:]
+
+
+def _span(svc, ws, typed, title: str, start: str, end: str | None = None) -> str:
+    note = _event(svc, ws, typed, title, start)
+    if end is not None:
+        typed.notes.apply(ws.owner, note, properties={"Event.end": end})
+    return note
+
+
+def test_a_calendar_and_a_timeline_read_only_the_rows_in_their_window(svc, ws, typed):
+    """The window is applied by the query: rows outside it are never read, and a span
+    overlapping an edge, or a row without an end inside it, is in."""
+    before = _span(svc, ws, typed, "Before", "2025-02-10T09:00:00Z", "2025-02-12T09:00:00Z")
+    into = _span(svc, ws, typed, "Into March", "2025-02-25T09:00:00Z", "2025-03-02T09:00:00Z")
+    point = _span(svc, ws, typed, "Point in March", "2025-03-15T09:00:00Z")
+    across = _span(svc, ws, typed, "Across April", "2025-03-30T09:00:00Z", "2025-04-03T09:00:00Z")
+    after = _span(svc, ws, typed, "April", "2025-04-01T00:00:00Z")
+    open_before = _span(svc, ws, typed, "Point in February", "2025-02-20T09:00:00Z")
+    march = {"window_start": "2025-03-01", "window_end": "2025-04-01"}
+    timeline = typed.collections.create(ws.owner, name="Spans", layout="timeline", query={"type": "Event", "sort": [
+        {"property": "Event.start"}]}, layout_options={"start": "Event.start", "end": "Event.end"})
+    assert [r.id for r in typed.collections.rows(ws.owner, timeline.row.id, **march).items] == [into, point, across]
+    calendar = typed.collections.create(ws.owner, name="Starts", layout="calendar", query={"type": "Event", "sort": [
+        {"property": "Event.start"}]}, layout_options={"start": "Event.start"})
+    assert [r.id for r in typed.collections.rows(ws.owner, calendar.row.id, **march).items] == [point, across]
+    # Paged, the window stays part of what the cursor belongs to.
+    first = typed.collections.rows(ws.owner, timeline.row.id, limit=2, **march)
+    rest = typed.collections.rows(ws.owner, timeline.row.id, limit=2, cursor=first.next_cursor, **march)
+    assert [r.id for r in first.items + rest.items] == [into, point, across] and rest.next_cursor is None
+    with pytest.raises(ValidationFailed):
+        typed.collections.rows(ws.owner, timeline.row.id, cursor=first.next_cursor,
+                               window_start="2025-02-01", window_end="2025-03-01")
+    assert {before, after, open_before}.isdisjoint(r.id for r in typed.collections.rows(
+        ws.owner, timeline.row.id, **march).items)
+
+
+def test_a_window_is_required_where_time_places_rows_and_refused_elsewhere(ws, typed):
+    timeline = typed.collections.create(ws.owner, name="T", layout="timeline", query={"type": "Event"},
+                                        layout_options={"start": "Event.start"})
+    table = typed.collections.create(ws.owner, name="All", query={"type": "Event"})
+    cases = [(timeline, {}, {"window_start": "required", "window_end": "required"}),
+             (timeline, {"window_start": "2025-03-01", "window_end": "2025-03-01"}, {"window_end": "order"}),
+             (timeline, {"window_start": "March", "window_end": "2025-03-01T00:00:00"},
+              {"window_start": "datetime", "window_end": "datetime"}),
+             (timeline, {"window_start": "2000-01-01", "window_end": "2025-01-01"}, {"window_end": "range"}),
+             (table, {"window_start": "2025-03-01"}, {"window_start": "not_allowed"})]
+    for view, window, expected in cases:
+        with pytest.raises(ValidationFailed) as exc:
+            typed.collections.rows(ws.owner, view.row.id, **window)
+        assert {fe.field: fe.code for fe in exc.value.field_errors} == expected, window
 
 
 def test_layouts_check_what_they_need(ws, typed):

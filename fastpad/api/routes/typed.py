@@ -23,6 +23,7 @@ from fastpad.api.openapi import problems
 from fastpad.api.routes.common import Authenticated, NoteId, json_response, mutate, mutate_with, nowhere
 from fastpad.api.schemas import IdempotencyKey, Ulid
 from fastpad.knowledge.query import DEFAULT_LIMIT, MAX_LIMIT
+from fastpad.knowledge.saved_views import MAX_ROWS_PAGE
 from fastpad.knowledge.schema import KINDS, NAME
 from fastpad.knowledge.typed_notes import MAX_BULK
 
@@ -364,15 +365,21 @@ async def delete_collection(request: Request, collection_id: CollectionId, calle
 
 @router.get("/collections/{collection_id}/rows", response_model=QueryPageOut,
             summary="Run a collection's query now: one keyset page of its rows",
-            responses=problems(_404="not-found", _409="conflict: the saved query no longer fits the schema"))
+            responses=problems(_404="not-found", _409="conflict: the saved query no longer fits the schema",
+                               _422="validation-failed: a calendar or timeline without its window, or a bad one"))
 def collection_rows(
     request: Request,
     collection_id: CollectionId,
     caller: Authenticated,
     cursor: Annotated[str | None, Query(max_length=2048, description="next_cursor from the previous page")] = None,
-    limit: Annotated[int, Query(ge=1, le=MAX_LIMIT)] = DEFAULT_LIMIT,
+    limit: Annotated[int, Query(ge=1, le=MAX_ROWS_PAGE)] = DEFAULT_LIMIT,
+    window_start: Annotated[str | None, Query(max_length=40, description=(
+        "calendar and timeline (required there): the window's first instant, a date or a datetime with an offset"))] = None,
+    window_end: Annotated[str | None, Query(max_length=40, description=(
+        "calendar and timeline (required there): the instant after the window; rows whose span overlaps it"))] = None,
 ) -> Response:
     if caller.elsewhere:
         raise nowhere()
-    page = request.app.state.deployment.collections.rows(caller.principal, collection_id, cursor=cursor, limit=limit)
+    page = request.app.state.deployment.collections.rows(caller.principal, collection_id, cursor=cursor, limit=limit,
+                                                         window_start=window_start, window_end=window_end)
     return json_response(page.as_dict())

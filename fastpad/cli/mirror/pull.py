@@ -9,7 +9,8 @@ frontier is the one its content was read at. That read needs the ``export`` scop
 Nothing is overwritten that was edited here since the last pull or push —
 unless ``--force``: the pull then refuses as a whole (exit 5) and names the
 files, before writing anything. A note unchanged on the server is not
-fetched, and its file is left alone even if it was edited.
+fetched, and its file is left alone even if it was edited. A collection a note embeds is
+written as the view's definition and link, never its rows (``mirror/views.py``).
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ from typing import Any
 
 from fastpad.cli.mirror.manifest import Mirror
 from fastpad.cli.mirror.names import file_name
+from fastpad.cli.mirror.views import describe, has_embeds, view_lines
 from fastpad.errors import Conflict
 
 
@@ -78,9 +80,15 @@ def pull(api: Any, root: Path, *, force: bool, dry_run: bool) -> dict[str, Any]:
     if dry_run:
         return {"dry_run": True, **summary}
 
+    embedding = {n for n in plan.fetch if has_embeds(listed[n]["markdown"])}
+    lines = None
+    if embedding:
+        views = {view["id"]: view for view in api.request("GET", "/v1/collections").json()["items"]}
+        lines = view_lines(views, api.base_url)
     for note_id in plan.fetch:
         note = listed[note_id]
-        mirror.record(note_id, file_name(note["title"], note_id), note["markdown"], note["frontier"])
+        markdown = describe(note["markdown"], lines) if note_id in embedding else note["markdown"]
+        mirror.record(note_id, file_name(note["title"], note_id), markdown, note["frontier"])
     for note_id in plan.remove:
         mirror.forget(note_id)
     mirror.save(api.base_url)

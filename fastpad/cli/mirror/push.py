@@ -18,7 +18,8 @@ since the pulled frontier and ``POST /v1/notes/{id}/ops`` with
 (``.fastpad/pending``) with its idempotency key; a send whose answer never
 came (exit 7) is replayed by the next push and acknowledged, not applied twice.
 After a push the file is rewritten in canonical form, so new paragraphs carry
-their anchors.
+their anchors. An embedded view's description lines (``mirror/views.py``) are
+dropped before the diff and kept in the rewritten file.
 """
 
 from __future__ import annotations
@@ -32,6 +33,7 @@ from typing import Any
 from fastpad.cli.client import RemoteProblem, ServerUnreachable
 from fastpad.cli.mirror.manifest import Entry, Mirror, sha256, write_atomically
 from fastpad.cli.mirror.names import file_name
+from fastpad.cli.mirror.views import describe, descriptions_in, undescribed
 from fastpad.errors import FastpadError, FieldError, StaleFrontier, ValidationFailed
 from fastpad.notes import Block, NoteDocument, NoteMeta, diff_blocks, parse_markdown, serialize_markdown
 from fastpad.notes.blocks import heading_title
@@ -91,12 +93,12 @@ def plan_push(mirror: Mirror) -> list[FilePlan]:
             errors.extend(_file_errors(entry.file, exc))
             continue
         base = parse_markdown(mirror.base(note_id))
-        changes = diff_blocks(base.blocks, edited.blocks)
+        changes = diff_blocks(undescribed(base.blocks), undescribed(edited.blocks))
         meta_changed = _meta_key(edited.meta) != _meta_key(base.meta)
         plans.append(FilePlan(
             entry.file, "update" if changes or meta_changed else "unchanged", note_id, changes,
             meta=edited.meta if meta_changed else None, base_meta=base.meta,
-            base_blocks={b.id: b for b in base.blocks if b.id},
+            base_blocks={b.id: b for b in undescribed(base.blocks) if b.id},
         ))
     for path in mirror.untracked():
         try:
@@ -107,7 +109,7 @@ def plan_push(mirror: Mirror) -> list[FilePlan]:
         # Named as the server names a note (frontmatter, then its # Heading), else by its file.
         title = parsed.meta.title or heading_title(parsed.blocks) or path.stem
         meta = NoteMeta(title, parsed.meta.types, parsed.meta.properties)
-        plans.append(FilePlan(path.name, "create", meta=meta, blocks=parsed.blocks))
+        plans.append(FilePlan(path.name, "create", meta=meta, blocks=undescribed(parsed.blocks)))
     if errors:
         raise ValidationFailed(detail="some files cannot be read as Markdown; nothing was pushed",
                                field_errors=errors[:50])
@@ -271,6 +273,7 @@ def _written_back(mirror: Mirror, record: dict[str, Any], answer: dict[str, Any]
     if record["kind"] == "create":
         pushed["reassigned_block_ids"] = answer["reassigned_block_ids"]
     if untouched:
+        markdown = describe(markdown, descriptions_in(path.read_text(encoding="utf-8")).get)
         mirror.record(note_id, name, markdown, frontier)
         if record["kind"] == "create" and name != record["file"]:
             path.unlink(missing_ok=True)

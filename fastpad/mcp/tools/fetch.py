@@ -1,7 +1,11 @@
 """``fastpad_fetch``: up to 20 notes as canonical Markdown (a ``{#ULID}`` anchor after every
 block), or a structural digest with no prose. ``with_handles`` reads through
 ``ReviewService.fetch_with_handles``: each block's anchor handle (bound to this session,
-credential, note and version; five minutes) and the frontier a proposal is made against."""
+credential, note and version; five minutes) and the frontier a proposal is made against.
+
+A collection embedded in a note (a ``fastpad-collection`` block) stays that block in the
+Markdown, and ``collections`` gives each one's definition and link — never its rows, which
+are a question asked now (``fastpad_query`` with that query), not part of the note."""
 
 from __future__ import annotations
 
@@ -9,6 +13,7 @@ from typing import Any
 
 from fastpad.errors import NotFound, OutOfScope
 from fastpad.knowledge.hidden import outside_note_set
+from fastpad.knowledge.trust import filter_blocks
 from fastpad.mcp import schemas as s
 from fastpad.mcp.tool import Call, NoteBody, ToolOutput, ToolSpec
 from fastpad.mcp.tools.limits import FETCH_MAX_NOTES
@@ -54,6 +59,10 @@ def _read(call: Call, note_id: str, *, digest: bool, with_handles: bool) -> Note
         blocks, handles = view.blocks, None
         title, frontier, types, properties = view.title, view.frontier, view.types, view.properties
         read = [(b["id"], b["text"]) for b in view.blocks]
+    # Only the views of blocks the caller's floor lets it see: the id is the block's text.
+    views = call.deployment.collections.embedded_in(call.principal, filter_blocks(blocks, call.floor))
+    if views:
+        members["collections"] = views
     if digest:
         members.update({"types": list(types), "properties": dict(properties)})
         read = []  # a digest carries no prose to copy

@@ -5,8 +5,10 @@ import { Api } from "../sync/api.js";
 import { openDeviceStore } from "../sync/device_store.js";
 import { ChangeFeed } from "../sync/feed.js";
 import { el, fill, idempotencyKey, link } from "./dom.js";
+import { CollectionsIndex } from "./collections_index.js";
 import { explain } from "./explain.js";
 import { NotesIndex } from "./notes_index.js";
+import { collectionPage, newCollectionPage } from "./pages/collections.js";
 import { importPage } from "./pages/imports.js";
 import { listPage } from "./pages/lists.js";
 import { NotePage } from "./pages/note_page.js";
@@ -26,6 +28,8 @@ const ROUTES = [
   [/^\/types\/([^/]+)$/, (match) => ({ kind: "list", list: "type", type: decodeURIComponent(match[1]) })],
   [/^\/search$/, () => ({ kind: "search", query: new URLSearchParams(location.search).get("q") ?? "" })],
   [/^\/import$/, () => ({ kind: "import" })],
+  [/^\/collections\/new$/, () => ({ kind: "new-collection" })],
+  [/^\/collections\/([0-9A-HJKMNP-TV-Z]{26})$/, (match) => ({ kind: "collection", id: match[1] })],
 ];
 
 // The first requests a page at `path` makes: the feed's end, the notes list, and an open
@@ -51,6 +55,7 @@ class App {
     Object.assign(this, { root, api, store, feed, config });
     this.index = new NotesIndex(api, feed);
     this.proposals = new WaitingProposals(api, feed);
+    this.collections = new CollectionsIndex(api, feed);
     this.page = null;
     this.palette = new Palette(this);
   }
@@ -59,9 +64,11 @@ class App {
     this._buildShell();
     this.index.listen(() => this._renderSidebar());
     this.proposals.listen(() => this._renderSidebar());
+    this.collections.listen(() => this._renderSidebar());
     this.feed.ready().catch(() => {});
     this.index.load().catch(() => {});
     this.proposals.load().catch(() => {});
+    this.collections.load().catch(() => {});
     document.addEventListener("click", (event) => this._onLinkClick(event));
     window.addEventListener("popstate", () => this.route());
     document.addEventListener("keydown", (event) => {
@@ -137,6 +144,9 @@ class App {
       ...(recent.length ? recent.map((note) => item(`/notes/${note.id}`, note.title || "Untitled")) : [el("p", { class: "quiet" }, "No notes yet")]),
       types.length ? el("h2", {}, "Types") : null,
       ...types.map(([type, count]) => item(`/types/${encodeURIComponent(type)}`, `#${type}`, count)),
+      el("h2", {}, "Views"),
+      ...this.collections.items.map((view) => item(`/collections/${view.id}`, view.name)),
+      item("/collections/new", "New view…"),
       el("h2", {}, "Put away"),
       item("/archive", "Archive", this.index.archived().length),
       item("/trash", "Trash", this.index.trashed().length),
@@ -183,20 +193,26 @@ class App {
     this.page = null;
     this.setStatus(null);
     this._renderSidebar();
+    // A page that waits for the notes list first must not land over one chosen meanwhile.
+    const routing = (this.routing = (this.routing ?? 0) + 1);
+    const loadIndex = () => this.index.load().catch(() => {}).then(() => routing === this.routing);
     if (target.kind === "note") {
       this.page = new NotePage(this, target.id);
       await this.page.open();
     } else if (target.kind === "list") {
-      await this.index.load().catch(() => {});
-      this.page = listPage(this, target);
+      if (await loadIndex()) this.page = listPage(this, target);
     } else if (target.kind === "search") {
-      await this.index.load().catch(() => {}); // the type filter lists the workspace's types
+      if (!(await loadIndex())) return; // the type filter lists the workspace's types
       this.searchInput.value = target.query;
       this.page = searchPage(this, target.query);
     } else if (target.kind === "import") {
       this.page = importPage(this);
     } else if (target.kind === "types") {
       this.page = typesPage(this);
+    } else if (target.kind === "collection") {
+      this.page = collectionPage(this, target.id); // its rows carry their titles: no wait for the notes list
+    } else if (target.kind === "new-collection") {
+      this.page = newCollectionPage(this);
     } else {
       this.show("Not found", el("p", {}, "There is no page here. ", link("/", "Go home")));
     }

@@ -17,7 +17,7 @@ import { caretOffset, caretOnEdgeLine, placeCaret, readText, selectionOffsets, w
 import { PopupMenu } from "./menu.js";
 import { CALLOUT_KINDS, TABLE_HEADER, TABLE_ROW, enterShortcutFor, filterMenu, shortcutFor } from "./shortcuts.js";
 
-const CLIPBOARD_TYPE = "application/x-fastpad-blocks";
+export const CLIPBOARD_TYPE = "application/x-fastpad-blocks"; // {blocks: [{type, text, attrs}], note?, cut?}
 const GROUP_SIZE = 64; // blocks per rendering group (see _place)
 const FIRST_GROUPS = 1; // groups shown before a note opens: more blocks than a tall screen holds
 const TEXT_TYPES = new Set(["heading", "paragraph", "list_item", "task", "quote", "callout", "code", "table_row"]);
@@ -27,11 +27,14 @@ const isMac = typeof navigator !== "undefined" && /Mac|iPhone|iPad/.test(navigat
 
 export class EditorView {
   // options.findNotes(query) → Promise<[{id, title}]>, for the [[ and @ picker.
-  constructor(root, model, { findNotes = async () => [], noteId = null } = {}) {
+  // options.embed(block) → an element that shows the block in its place instead of its text
+  // (a code block that embeds a collection), or null for the block as it is.
+  constructor(root, model, { findNotes = async () => [], noteId = null, embed = () => null } = {}) {
     this.root = root;
     this.model = model;
     this.noteId = noteId;
     this.findNotes = findNotes;
+    this.embed = embed;
     this.rendered = new Map(); // block id → {element, key}: what is on screen
     this.menu = new PopupMenu(document.body);
     this.trigger = null; // {kind: "block" | "link" | "mention", blockId, start}
@@ -215,6 +218,13 @@ export class EditorView {
       element.classList.toggle("checked", block.type === "task" && attrs.checked);
       element.appendChild(this._listMarker(block));
     }
+    const embedded = this.embed(block);
+    if (embedded) {
+      element.classList.add("block-embed");
+      element.appendChild(embedHost(embedded));
+      this.rendered.set(block.id, { element, key: blockKey(block, previous) });
+      return element;
+    }
     if (block.type === "callout") element.appendChild(this._calloutHeader(block));
     if (block.type === "code") element.appendChild(this._codeHeader(block));
     if (block.type === "table_row") {
@@ -270,7 +280,7 @@ export class EditorView {
   }
 
   _setEditable(element) {
-    const text = element.querySelector(".text:not(.divider-line)");
+    const text = element.querySelector(".text:not(.divider-line):not(.embed)");
     if (text) text.contentEditable = this.readOnly ? "false" : "plaintext-only";
     for (const control of element.querySelectorAll("input, select")) control.disabled = this.readOnly;
   }
@@ -878,6 +888,21 @@ function parseClipboard(raw) {
   } catch {
     return null;
   }
+}
+
+// An embedded view sits where its block is, focusable like a divider and never editable as
+// text; what happens inside it (typing in its fields, dragging its cards) is its own, so those
+// events stop at its edge instead of reaching the editor's handlers.
+const EMBED_OWN_EVENTS = ["input", "change", "keydown", "beforeinput", "compositionend", "copy", "cut", "paste", "dragstart", "dragover", "drop"];
+
+function embedHost(content) {
+  const host = document.createElement("div");
+  host.className = "text embed";
+  host.tabIndex = 0;
+  host.contentEditable = "false";
+  host.appendChild(content);
+  for (const type of EMBED_OWN_EVENTS) host.addEventListener(type, (event) => event.target !== host && event.stopPropagation());
+  return host;
 }
 
 // What is on screen for a block: re-rendered when this changes. A table row's look also

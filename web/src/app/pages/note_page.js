@@ -4,6 +4,7 @@
 import { EditorView } from "../../editor/view.js";
 import { NoteProperties } from "./note_properties.js";
 import { NoteReview } from "./note_review.js";
+import { CollectionView, EMBED_LANGUAGE } from "../collection_view.js";
 import { NoteSync } from "../../sync/note_sync.js";
 import { explain } from "../explain.js";
 import { el, fill, idempotencyKey, link } from "../dom.js";
@@ -65,6 +66,7 @@ export class NotePage {
     if (this.app.index.openNoteId === this.noteId) this.app.index.openNoteId = null;
     this.sync?.stop();
     this.editor?.destroy();
+    this.embeds?.forEach((view) => view.close());
     this.unlistenIndex?.();
     this.review?.close();
     window.removeEventListener("beforeunload", this._beforeUnload);
@@ -96,7 +98,8 @@ export class NotePage {
     const host = el("div", { class: "editor-host" });
     this.backlinks = el("section", { class: "backlinks", "aria-label": "Backlinks" });
     app.show(this.model.title || "Untitled", el("article", { class: "note" }, el("div", { class: "note-head" }, this.title, this.meta, this.actions), this.banner, this.waiting, host, this.backlinks));
-    this.editor = new EditorView(host, this.model, { noteId: this.noteId, findNotes: (query) => this._findNotes(query) });
+    this.embeds = new Set();
+    this.editor = new EditorView(host, this.model, { noteId: this.noteId, findNotes: (query) => this._findNotes(query), embed: (block) => this._embed(block) });
     this._renderMeta();
     this._renderState();
     this._loadBacklinks();
@@ -105,6 +108,16 @@ export class NotePage {
     // A link to one block (a proposal's source, say): that block, in view, with the caret in it.
     const linked = decodeURIComponent(location.hash.slice(1));
     if (linked && this.model.has(linked)) this.editor.focusBlock(linked, 0);
+  }
+
+  // A `fastpad-collection` code block shows its collection, live, where the block is.
+  _embed(block) {
+    // Its first line: what follows (the definition `fp pull` writes under it) is description.
+    const id = block.type === "code" && block.attrs.language === EMBED_LANGUAGE ? block.text.trim().split("\n")[0].trim() : "";
+    if (!/^[0-9A-HJKMNP-TV-Z]{26}$/.test(id)) return null;
+    const view = new CollectionView(this.app, id, { embedded: true });
+    this.embeds.add(view);
+    return view.element;
   }
 
   // The title on screen, in the top bar and in the sidebar's summary of this note.
