@@ -79,6 +79,7 @@ _SEMANTIC = {
     "POST /v1/notes/{note_id}/ops": "ops is a Loro update the note can take",
     "POST /v1/notes/{note_id}/proposals": "ops name handles of the caller's session",
     "POST /v1/turns/{turn_id}/accept-some": "the blocks and ops named are the turn's",
+    "POST /v1/turns/{turn_id}/reject-some": "the blocks and ops named are the turn's",
     "POST /v1/links": "a target by id or by title, and a source block of the source note",
     "POST /v1/memory": "a topic name that does not read as a note id",
     "POST /v1/tokens/delegate": "scopes within the caller's own",

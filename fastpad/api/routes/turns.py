@@ -261,7 +261,7 @@ class RejectSomeIn(_Strict):
 
 
 @router.post("/v1/turns/{turn_id}/reject-some", summary="Reject some blocks (and ops); the rest stay pending "
-             "(a signed-in person)", responses=_DECISION_PROBLEMS)
+             "(a signed-in person)", responses=_DECISION_PROBLEMS, openapi_extra=_json_body(RejectSomeIn, required=True))
 async def reject_some(request: Request, turn_id: TurnId, caller: Authenticated) -> Response:
     body: RejectSomeIn = await _body(request, RejectSomeIn, required=True)
 
