@@ -11,7 +11,7 @@ import httpx
 import pytest
 
 from tests.api.conftest import OWNER_EMAIL, Server
-from tests.api.helpers import assert_problem
+from tests.api.helpers import assert_problem, whole_ledger
 from tests.importers.fixtures import NOTION, NOTION_ROOT, OBSIDIAN
 
 ZIP = {"content-type": "application/zip"}
@@ -40,17 +40,6 @@ def finished(client: httpx.Client, import_id: str, timeout: float = 30.0) -> dic
             return view
         time.sleep(0.2)
     raise AssertionError(f"import {import_id} did not finish: {view}")
-
-
-def whole_ledger(client: httpx.Client, import_id: str) -> list[dict]:
-    rows, cursor = [], None
-    while True:
-        page = client.get(f"/v1/imports/{import_id}/ledger", params={"limit": 8, **({"cursor": cursor} if cursor else {})})
-        assert page.status_code == 200, page.text
-        rows += page.json()["items"]
-        cursor = page.json()["next_cursor"]
-        if cursor is None:
-            return rows
 
 
 def test_a_zip_in_one_request_imports_and_its_ledger_pages(server: Server, importer: httpx.Client):

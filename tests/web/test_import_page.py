@@ -16,6 +16,7 @@ import httpx
 import pytest
 
 from tests.api.conftest import Server
+from tests.api.helpers import whole_ledger
 from tests.web.conftest import screenshot
 from tests.web.test_editor import api, device, session_state  # noqa: F401  (fixtures)
 
@@ -94,17 +95,6 @@ def tasks_demo_zip(path: Path) -> tuple[Path, set[str]]:
     return path, items
 
 
-def server_ledger(api: httpx.Client, import_id: str) -> list[dict[str, Any]]:
-    rows, cursor = [], None
-    while True:
-        page = api.get(f"/v1/imports/{import_id}/ledger", params={"limit": 500, **({"cursor": cursor} if cursor else {})})
-        assert page.status_code == 200, page.text
-        rows += page.json()["items"]
-        cursor = page.json()["next_cursor"]
-        if cursor is None:
-            return rows
-
-
 # The shown progress bar, while it is strictly between empty and full: [value, max], else null.
 PROGRESS_BETWEEN = """() => {
   const bar = document.querySelector('.import-status progress[aria-label="Imported"]');
@@ -133,14 +123,15 @@ def test_the_tasks_demo_vault_lands_with_progress_and_a_complete_ledger(device: 
     shown, total = page.wait_for_function(PROGRESS_BETWEEN).json_value()
     running = api.get(f"/v1/imports/{import_id}").json()
     assert running["progress"]["notes_total"] == total and running["progress"]["notes_done"] >= shown
-    landed = [r for r in server_ledger(api, import_id) if r["status"] == "imported" and r["kind"] in NOTE_KINDS]
+    landed = [r for r in whole_ledger(api, import_id, page_size=500)
+              if r["status"] == "imported" and r["kind"] in NOTE_KINDS]
     assert len(landed) >= 1 and api.get(f"/v1/notes/{landed[0]['note_id']}").status_code == 200
 
     summary = page.locator(".import-summary")
     summary.wait_for()
     assert summary.get_attribute("data-status") == "completed"
     view = api.get(f"/v1/imports/{import_id}").json()
-    rows = server_ledger(api, import_id)
+    rows = whole_ledger(api, import_id, page_size=500)
 
     # A row for every item of the archive, and the counts sentence is the ledger's.
     assert {r["item"] for r in rows if r["kind"] not in ROW_KINDS} == items
