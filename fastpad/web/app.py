@@ -38,7 +38,8 @@ SHELL_HEADERS = {
     "cache-control": "no-store",
 }
 # The paths the app's router owns (ROUTES in web/src/app/app.js): each is the same shell.
-APP_PATHS = ("/", "/notes/{note_id}", "/inbox", "/archive", "/trash", "/types", "/types/{type_name}", "/search", "/import")
+APP_PATHS = ("/", "/notes/{note_id}", "/inbox", "/archive", "/trash", "/types", "/types/{type_name}", "/search",
+             "/import", "/folders/{folder:path}")
 _MEDIA = {".js": "text/javascript", ".css": "text/css", ".wasm": "application/wasm", ".json": "application/json"}
 
 

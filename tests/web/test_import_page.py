@@ -155,7 +155,7 @@ def test_the_tasks_demo_vault_lands_with_progress_and_a_complete_ledger(device: 
     screenshot(page, "import-tasks-demo-vault")
 
     # The notes by the folder they sat in: the folder view lists what GET /v1/notes?folder= does,
-    # and a note's page shows its folder.
+    # and a note's page shows its folder, which opens that folder's page.
     folder = page.locator('.folders details[data-folder="Test Data"]')
     folder.locator("summary").click()
     listed = {href.rsplit("/", 1)[-1] for href in folder.locator("li a").evaluate_all("links => links.map((a) => a.href)")}
@@ -167,6 +167,11 @@ def test_the_tasks_demo_vault_lands_with_progress_and_a_complete_ledger(device: 
     folder.get_by_role("link", name="embed_link_in_task.md").click()
     page.locator(".properties dt", has_text="source_folder").wait_for()
     assert page.locator(".properties dd").all_text_contents() == ["Test Data"]
+    page.locator(".properties dd").get_by_role("link", name="Test Data").click()  # the folder's own page
+    page.locator(".folder-notes p", has_text=f"{len(in_folder)} imported notes sat in this folder").wait_for()
+    hrefs = page.locator(".folder-notes .note-row a").evaluate_all("links => links.map((a) => a.href)")
+    assert page.url.endswith("/folders/Test%20Data") and {h.rsplit("/", 1)[-1] for h in hrefs} == listed
+    screenshot(page, "import-folder-page")
     with web_server.client(web_server.mint("graph:read", "--person", web_server.owner_email,
                                            "--label", "tests: import graph")["token"]) as graph:
         embeds = graph.get(f"/v1/notes/{embedding['note_id']}/links").json()["outgoing"]

@@ -7,7 +7,7 @@ import { ChangeFeed } from "../sync/feed.js";
 import { el, fill, idempotencyKey, link } from "./dom.js";
 import { explain } from "./explain.js";
 import { NotesIndex } from "./notes_index.js";
-import { importPage } from "./pages/imports.js";
+import { folderPage, importPage } from "./pages/imports.js";
 import { listPage } from "./pages/lists.js";
 import { NotePage } from "./pages/note_page.js";
 import { searchPage } from "./pages/search.js";
@@ -26,6 +26,7 @@ const ROUTES = [
   [/^\/types\/([^/]+)$/, (match) => ({ kind: "list", list: "type", type: decodeURIComponent(match[1]) })],
   [/^\/search$/, () => ({ kind: "search", query: new URLSearchParams(location.search).get("q") ?? "" })],
   [/^\/import$/, () => ({ kind: "import" })],
+  [/^\/folders\/(.+)$/, (match) => ({ kind: "folder", folder: match[1].split("/").map(decodeURIComponent).join("/") })],
 ];
 
 // The first requests a page at `path` makes: the feed's end, the notes list, and an open
@@ -197,6 +198,8 @@ class App {
       this.page = importPage(this);
     } else if (target.kind === "types") {
       this.page = typesPage(this);
+    } else if (target.kind === "folder") {
+      this.page = folderPage(this, target.folder);
     } else {
       this.show("Not found", el("p", {}, "There is no page here. ", link("/", "Go home")));
     }

@@ -43,6 +43,36 @@ export function importPage(app) {
   return { close: () => { closed = true; } };
 }
 
+// One folder of an imported archive: the notes that sat in it or beneath it (GET /v1/notes?folder=,
+// which reads each note's source_folder), by title.
+export function folderPage(app, folder) {
+  let closed = false;
+  const count = el("p", { class: "quiet" }, "Imported notes that sat in this folder or beneath it.");
+  const list = el("ul", { class: "notes" });
+  app.show(folder, el("section", { class: "list folder-notes" }, el("h1", {}, folder), count, list));
+  (async () => {
+    const notes = [];
+    let cursor;
+    do {
+      const page = await app.api.json("GET", "/v1/notes", { query: { folder, limit: 200, ...(cursor ? { cursor } : {}) } });
+      notes.push(...page.items);
+      cursor = page.next_cursor;
+    } while (cursor && !closed);
+    if (closed) return;
+    notes.sort((a, b) => (a.title || "").localeCompare(b.title || ""));
+    fill(count, `${notes.length} imported note${notes.length === 1 ? "" : "s"} sat in this folder or beneath it.`);
+    fill(list, notes.map((note) => el("li", { class: "note-row" },
+      link(`/notes/${note.id}`, el("span", { class: "title" }, note.title || "Untitled")),
+      el("span", { class: "types" }, note.types.map((type) => `#${type}`).join(" ")))));
+  })().catch((error) => closed || fill(count, el("span", { class: "error", role: "alert" }, explain(error, "The folder could not be listed"))));
+  return { close: () => { closed = true; } };
+}
+
+// Where a folder's page is (each segment escaped, its slashes kept).
+export function folderPath(folder) {
+  return `/folders/${folder.split("/").map(encodeURIComponent).join("/")}`;
+}
+
 // Announce the archive, then send it in parts at their offsets.
 async function upload(app, file, progress) {
   let view = await app.api.json("POST", "/v1/imports", { json: { size: file.size, name: file.name, idempotencyKey: idempotencyKey() } });
