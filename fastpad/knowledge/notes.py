@@ -56,7 +56,8 @@ def _folder(value: Any) -> str:
     folder = value.strip().strip("/") if isinstance(value, str) else ""
     if not folder or len(folder) > MAX_FOLDER:
         raise ValidationFailed(detail="folder is a path inside an imported archive, such as Projects/Alpha",
-                               field_errors=[FieldError("folder", "type", f"a non-empty path of at most {MAX_FOLDER} characters")])
+                               field_errors=[FieldError("folder", "type",
+                                                        f"a non-empty path of at most {MAX_FOLDER} characters")])
     return folder
 
 

@@ -163,6 +163,8 @@ def test_the_tasks_demo_vault_lands_with_progress_and_a_complete_ledger(device: 
     assert listed == {n["id"] for n in in_folder} and len(listed) == sum(
         1 for r in imported if r["item"].startswith("Test Data/"))
     screenshot(page, "import-tasks-demo-folders")
+    folder.get_by_role("button", name="Verify folder").click()  # that folder alone, as the person's own
+    page.locator(".toast", has_text=f"Verified {len(listed)} notes in Test Data").wait_for()
     embedding = next(r for r in imported if r["item"] == "Test Data/embed_link_in_task.md")
     folder.get_by_role("link", name="embed_link_in_task.md").click()
     page.locator(".properties dt", has_text="source_folder").wait_for()

@@ -171,7 +171,8 @@ function folderView(app, importId, rows) {
     direct.get(folder).push(row);
   }
   const paths = [...direct.keys()].sort(byPath);
-  const verify = (folder, button) => async () => {
+  const verify = (folder, button) => async (event) => {
+    event.preventDefault(); // a click on the button is not a click that opens or closes the folder
     try {
       const done = await app.api.json("POST", `/v1/imports/${importId}/verify`, { json: { folder } });
       app.flash(`Verified ${done.notes} notes in ${folder}: agents can now read them at the “reviewed” floor.`);
