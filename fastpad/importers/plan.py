@@ -11,6 +11,7 @@ rewrites links and writes — nothing in a plan touches the store.
 from __future__ import annotations
 
 import hashlib
+import posixpath
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -41,6 +42,11 @@ class NoteDraft:
     @property
     def source(self) -> str:
         return self.link_base or self.item
+
+    @property
+    def folder(self) -> str:
+        """The archive folder it sat in ("" at the root), '/'-separated: kept on the note."""
+        return posixpath.dirname(self.source)
 
 
 @dataclass(frozen=True)

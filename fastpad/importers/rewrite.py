@@ -10,6 +10,9 @@ and rewritten into the form the write path reads:
 - to a note: ``[[Its title|what the text showed]]`` (a heading or block
   subpath stays in the shown text; a table row keeps only ``[[Its title]]``,
   because ``\\|`` cannot separate a title there);
+- an embed of a note, ``![[Note]]`` or ``![[Note#Heading]]``, the same with its
+  ``!`` kept: the write path makes it an ``embeds`` edge (an embed of an image
+  or a PDF is the attachment's Markdown image or link, as below);
 - to a stored attachment: a Markdown link or image to its URL;
 - to a file that exists but was not imported (settings, a view), or to more
   than one candidate: the wikilink is escaped (``\\[[…]]``) so no edge guesses;
@@ -25,7 +28,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from urllib.parse import unquote
 
 from fastpad.importers.ledger import AMBIGUOUS_WIKILINK, UNRESOLVED_WIKILINK, LinkProblem
@@ -113,7 +116,8 @@ class LinkRewriter:
         if found.ambiguous:
             _report(problems, _ambiguous(path, found))
             return escaped
-        _report(problems, self.missing(source, path))
+        problem = self.missing(source, path)
+        _report(problems, replace(problem, detail=f"an embed: {problem.detail}") if bang else problem)
         if _has_file_suffix(path):
             return escaped  # a missing attachment is not a note to link to later
         if not subpath and not alias:

@@ -6,7 +6,10 @@ lack); ids (``import_items``: item path + digest -> note id and block ids,
 minted and remembered *before* any note is written, so a retry reuses them);
 titles (``titles.py``); then the notes, in batches. Each note is one
 ``NoteService.create`` — the one write path — with its pre-minted ids and
-``inbound=True``, so it is readable and searchable the moment it commits.
+``inbound=True``, so it is readable and searchable the moment it commits;
+a note that sat in a folder carries it as its ``source_folder`` property
+(``Projects/Alpha``), so the vault's hierarchy stays queryable
+(``GET /v1/notes?folder=Projects``) after the import.
 After each batch one transaction appends the batch's ledger rows and the
 progress, and reads whether someone asked to cancel.
 
@@ -33,7 +36,7 @@ from fastpad.importers.ledger import LedgerRow, LinkProblem, LinkRows, Tally
 from fastpad.importers.plan import AttachmentDraft, NoteDraft, Plan, TypeDraft, digest
 from fastpad.importers.rewrite import ATTACHMENT, NOTE, LinkRewriter, LinkTarget
 from fastpad.importers.titles import choose_titles
-from fastpad.knowledge.notes import NoteService
+from fastpad.knowledge.notes import SOURCE_FOLDER, NoteService
 from fastpad.knowledge.schema import Schema
 from fastpad.knowledge.types import TypeService
 from fastpad.knowledge.values import InvalidValue, index_entries
@@ -320,6 +323,8 @@ def _checked_properties(draft: NoteDraft, minted: dict[str, MintedIds], schema: 
     remark naming any left out. Keys of no defined property are kept as written."""
     values = dict(draft.properties)
     values.update({key: minted[path].note_id for key, path in draft.relations.items() if path in minted})
+    if draft.folder:  # the vault's hierarchy, kept: the archive's place wins over a frontmatter key of that name
+        values[SOURCE_FOLDER] = draft.folder
     kept, left_out = {}, []
     for key, value in values.items():
         resolved = schema.resolve(key)

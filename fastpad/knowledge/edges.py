@@ -14,6 +14,7 @@ from datetime import datetime, timedelta
 from fastpad.errors import FieldError, ValidationFailed
 
 MENTIONS = "mentions"  # what a [[link]] or @mention in block text becomes
+EMBEDS = "embeds"  # what an embed, ![[Note]], in block text becomes: the note shows the other's text
 CITES = "cites"
 RELATED = "related"
 SUPERSEDES = "supersedes"  # made only by marking a note superseded (it has a fast lookup beside it)

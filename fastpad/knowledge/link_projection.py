@@ -8,7 +8,8 @@ text that was committed:
   as an alias (so ``[[Old title]]`` keeps resolving), and every unresolved
   link to the new title now points at this note.
 - Every ``[[Title]]`` / ``@mention`` in the blocks is one ``mentions`` edge per
-  (block, title), with the text around it as evidence. Edges for links that
+  (block, title), and every embed ``![[Title]]`` one ``embeds`` edge, with the
+  text around it as evidence. Edges for links that
   left the text are removed; links that stay keep their edge, their target
   (a rename elsewhere never re-points them) and any person's promotion.
 - A link's status follows its block: asserted when a person wrote or accepted
@@ -26,7 +27,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from fastpad.knowledge.edges import MENTIONS, TEXT_LINK_CONFIDENCE
+from fastpad.knowledge.edges import TEXT_LINK_CONFIDENCE
 from fastpad.knowledge.trust import ASSERTED, edge_status_for_block
 from fastpad.knowledge.wikilinks import LinkRef, extract_links, mention_titles, title_key
 from fastpad.notes import new_id
@@ -36,8 +37,9 @@ from fastpad.store.links import LinkRow
 
 def project_links(tx: WorkspaceTx, write: NoteWrite) -> None:
     links = tx.links
-    written: dict[tuple[str, str], tuple[BlockRow, LinkRef]] = {}
-    existing: dict[tuple[str | None, str], LinkRow] = {}
+    # (block, title key, edge type) -> what the text says, and what the store holds
+    written: dict[tuple[str, str, str], tuple[BlockRow, LinkRef]] = {}
+    existing: dict[tuple[str | None, str, str], LinkRow] = {}
     blocks = write.blocks if write.blocks is not None else (
         write.block_edits.rows if write.block_edits is not None else None)
     linkable = write.actor.note_ids
@@ -46,8 +48,8 @@ def project_links(tx: WorkspaceTx, write: NoteWrite) -> None:
         titles = links.resolve(mentioned, within=linkable).keys() if mentioned else frozenset()
         for block in blocks:
             for ref in extract_links(block.type, block.text, titles=titles):
-                written[(block.block_id, ref.key)] = (block, ref)
-        existing = {(e.source_block_id, e.target_key): e for e in links.text_edges(write.note_id)}
+                written[(block.block_id, ref.key, ref.type)] = (block, ref)
+        existing = {(e.source_block_id, e.target_key, e.type): e for e in links.text_edges(write.note_id)}
         if write.blocks is None:
             # Only the edited blocks' edges can change: the others' text and provenance did not.
             edited = {block.block_id for block in blocks}
@@ -57,21 +59,21 @@ def project_links(tx: WorkspaceTx, write: NoteWrite) -> None:
     key = title_key(write.title or "")
 
     # One locking step, before anything is written (see LinkStore.lock_titles).
-    links.lock_titles([k for _, k in new] + ([key] if retitle and key else []))
+    links.lock_titles([k for _, k, _ in new] + ([key] if retitle and key else []))
     if retitle and links.set_title(write.note_id, write.title or "", key, write.at) and key:
         links.attach_forward_links(write.note_id, key, write.at)
     if blocks is None:
         return
 
-    resolved = links.resolve((k for _, k in new), within=linkable)
+    resolved = links.resolve((k for _, k, _ in new), within=linkable)
     actor = write.actor
     inserts = []
-    for block_id, k in new:
-        block, ref = written[(block_id, k)]
+    for block_id, k, edge_type in new:
+        block, ref = written[(block_id, k, edge_type)]
         status = edge_status_for_block(block.origin, block.review_state)
         inserts.append(LinkRow(
             id=new_id(), source_note_id=write.note_id, source_block_id=block_id, target_note_id=resolved.get(k),
-            target_title=ref.title, target_key=k, type=MENTIONS, derivation="text", status=status,
+            target_title=ref.title, target_key=k, type=edge_type, derivation="text", status=status,
             confidence=None if status == ASSERTED else TEXT_LINK_CONFIDENCE, evidence_text=ref.evidence,
             evidence_origin=block.origin, evidence_review_state=block.review_state, created_by_kind=actor.kind,
             created_by_id=actor.id, token_id=actor.token_id, confirmed_by=None, confirmed_at=None,

@@ -41,10 +41,24 @@ if TYPE_CHECKING:  # the review package builds on this one
     from fastpad.review.turns import Turn
 
 MAX_PAGE = 200
+# Where an import found the note: the archive folder it sat in ("Projects/Alpha"), a property of
+# its own so the vault's hierarchy outlives the import; ``list(folder=…)`` reads it.
+SOURCE_FOLDER = "source_folder"
+MAX_FOLDER = 1000
 MAX_BATCH = 100  # notes in one create_many call
 _CURSOR_PREFIX = "n1:"
 MAX_PEER_ID = 64
 _CREATES_NO_NOTES = "this credential is limited to a set of notes and cannot create new ones"
+
+
+def _folder(value: Any) -> str:
+    """A folder of an archive, as ``source_folder`` holds it: no leading or trailing '/'."""
+    folder = value.strip().strip("/") if isinstance(value, str) else ""
+    if not folder or len(folder) > MAX_FOLDER:
+        raise ValidationFailed(detail="folder is a path inside an imported archive, such as Projects/Alpha",
+                               field_errors=[FieldError("folder", "type",
+                                                        f"a non-empty path of at most {MAX_FOLDER} characters")])
+    return folder
 
 
 def _iso(value: datetime | None) -> str | None:
@@ -171,18 +185,22 @@ class NoteService:
         limit: int = 50,
         include_archived: bool = False,
         include_trashed: bool = False,
+        folder: str | None = None,
     ) -> NotePage:
-        """A keyset page of notes in id (= creation) order; follow ``next_cursor``."""
+        """A keyset page of notes in id (= creation) order; follow ``next_cursor``. ``folder``:
+        only the notes an import placed in that folder of its archive or beneath it
+        (their ``source_folder``)."""
         principal.require(NOTES_READ)
         if isinstance(limit, bool) or not isinstance(limit, int) or not 1 <= limit <= MAX_PAGE:
             raise ValidationFailed(detail=f"limit is between 1 and {MAX_PAGE}",
                                    field_errors=[FieldError("limit", "range", f"between 1 and {MAX_PAGE}")])
+        within = None if folder is None else (SOURCE_FOLDER, _folder(folder))
         after = decode_cursor(cursor) if cursor is not None else None
         if principal.note_ids is not None and not principal.note_ids:
             return NotePage([], None)
         with self.store.read(principal.workspace_id) as tx:
             rows = tx.list_notes(after_id=after, limit=limit + 1, include_archived=include_archived,
-                                 include_trashed=include_trashed, note_ids=principal.note_ids)
+                                 include_trashed=include_trashed, note_ids=principal.note_ids, within_folder=within)
             aliases = tx.links.aliases(r.id for r in rows[:limit])
         items = [NoteSummary.from_row(r, aliases.get(r.id, ())) for r in rows[:limit]]
         return NotePage(items, encode_cursor(items[-1].id) if len(rows) > limit else None)

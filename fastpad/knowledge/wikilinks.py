@@ -1,4 +1,5 @@
-"""Links written in block text: ``[[Title]]``, ``[[Title|shown text]]``, ``@[[Title]]`` and ``@Name``.
+"""Links written in block text: ``[[Title]]``, ``[[Title|shown text]]``, ``@[[Title]]``, ``@Name``
+and embeds, ``![[Title]]``.
 
 Pure functions, no storage. The write path (``link_projection``) turns what
 these find into edges. A link names a *title*; ``title_key`` is how titles are
@@ -13,6 +14,10 @@ and names the longest run of up to ``MAX_MENTION_WORDS`` such words, one space
 apart, that is a title (``extract_links(…, titles=…)``): ``@First note`` is the
 note "First note" when there is one, and never a note "First" instead; with no
 such title it is its first word alone. ``@[[Two words]]`` names a title exactly.
+
+An embed (Obsidian's ``![[Note]]``, ``![[Note#Heading]]``: the other note's text
+shown in this one) names its title the same way, and is a link of its own kind
+(``EMBEDS``): a block that embeds a note and mentions it has one link of each.
 """
 
 from __future__ import annotations
@@ -22,6 +27,7 @@ import unicodedata
 from collections.abc import Callable, Container
 from dataclasses import dataclass
 
+from fastpad.knowledge.edges import EMBEDS, MENTIONS
 from fastpad.notes.blocks import CODE
 
 MAX_TITLE = 300
@@ -41,11 +47,13 @@ def title_key(title: str) -> str:
 
 @dataclass(frozen=True)
 class LinkRef:
-    """One distinct title a block links to, with the text around its first occurrence."""
+    """One distinct title a block links to (as a mention or an embed), with the text around its
+    first occurrence."""
 
     title: str
     key: str
     evidence: str
+    type: str = MENTIONS  # the edge it becomes: MENTIONS, or EMBEDS for ![[…]]
 
 
 def mention_titles(block_type: str, text: str) -> set[str]:
@@ -55,16 +63,19 @@ def mention_titles(block_type: str, text: str) -> set[str]:
 
 
 def extract_links(block_type: str, text: str, *, titles: Container[str] = frozenset()) -> list[LinkRef]:
-    """The titles a block links to, each once, in order of first appearance. ``titles``: the
-    title keys that name a note, from which a bare @mention takes its longest reading."""
-    refs: dict[str, LinkRef] = {}
+    """The titles a block links to, each once per kind of link (mention, embed), in order of
+    first appearance. ``titles``: the title keys that name a note, from which a bare @mention
+    takes its longest reading."""
+    refs: dict[tuple[str, str], LinkRef] = {}
     for start, end, raw, longer in _occurrences(block_type, text):
         end, raw = next(((e, r) for e, r in reversed(longer) if title_key(r) in titles), (end, raw))
         title = " ".join(raw.split())
         key = title_key(title)
-        if not key or len(title) > MAX_TITLE or key in refs:
+        embed = text.startswith("[[", start) and _embedded(text, start)
+        kind = EMBEDS if embed else MENTIONS
+        if not key or len(title) > MAX_TITLE or (key, kind) in refs:
             continue
-        refs[key] = LinkRef(title, key, evidence_window(text, start, end))
+        refs[(key, kind)] = LinkRef(title, key, evidence_window(text, start - 1 if embed else start, end), kind)
     return list(refs.values())
 
 
@@ -102,6 +113,12 @@ def _occurrences(block_type: str, text: str) -> list[tuple[int, int, str, list[t
         if not any(start <= match.start() < end for start, end in taken):
             found.append((match.start(), match.end(), match.group(1), _longer_readings(scan, match)))
     return sorted(found)
+
+
+def _embedded(text: str, start: int) -> bool:
+    """Is the ``[[`` at ``start`` an embed's: after a ``!`` that is not escaped (``\\![[…]]`` is a
+    "!", then a link)?"""
+    return start > 0 and text[start - 1] == "!" and (start == 1 or text[start - 2] != "\\")
 
 
 def _longer_readings(scan: str, mention: re.Match[str]) -> list[tuple[int, str]]:

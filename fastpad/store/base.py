@@ -122,6 +122,13 @@ class Dialect:
     def in_ids(self, column: str) -> str:
         raise NotImplementedError
 
+    # A JSON object column's text value at one key: `json_text(column)` takes `json_key(key)` bound
+    def json_text(self, column: str) -> str:
+        raise NotImplementedError
+
+    def json_key(self, key: str) -> Any:
+        return key
+
 
 class WorkspaceTx:
     """One transaction acting for one workspace. Obtain it from ``Store.read``/``Store.write``."""
@@ -444,8 +451,11 @@ class WorkspaceTx:
         include_archived: bool = False,
         include_trashed: bool = False,
         note_ids: Iterable[str] | None = None,
+        within_folder: tuple[str, str] | None = None,
     ) -> list[NoteRow]:
-        """Keyset page of notes in id (creation) order, strictly after ``after_id``."""
+        """Keyset page of notes in id (creation) order, strictly after ``after_id``.
+        ``within_folder``: (property, folder) — only notes whose text property is that
+        '/'-separated folder or a folder beneath it."""
         where = ["workspace_id = ?"]
         params: list[Any] = [self.workspace_id]
         if after_id is not None:
@@ -458,6 +468,12 @@ class WorkspaceTx:
         if note_ids is not None:
             where.append(self._d.in_ids("id"))
             params.append(self._d.ids(note_ids))
+        if within_folder is not None:
+            key, folder = within_folder
+            value = self._d.json_text("properties")
+            where.append(f"({value} = ? OR substr({value}, 1, ?) = ?)")
+            path = self._d.json_key(key)
+            params += [path, folder, path, len(folder) + 1, folder + "/"]
         params.append(int(limit))
         rows = self._x(
             f"SELECT {self._NOTE_COLUMNS} FROM notes WHERE {' AND '.join(where)} ORDER BY id LIMIT ?", params

@@ -70,6 +70,9 @@ class PostgresDialect(Dialect):
     def in_ids(self, column: str) -> str:
         return f"{column} = ANY(?)"
 
+    def json_text(self, column: str) -> str:
+        return f"({column} ->> CAST(? AS text))"
+
 
 class PostgresStore(Store):
     backend = "postgres"

@@ -52,6 +52,12 @@ class SqliteDialect(Dialect):
     def in_ids(self, column: str) -> str:
         return f"{column} IN (SELECT value FROM json_each(?))"
 
+    def json_text(self, column: str) -> str:
+        return f"json_extract({column}, ?)"
+
+    def json_key(self, key: str) -> Any:
+        return "$." + json.dumps(key)
+
 
 class SqliteWorkspaceTx(WorkspaceTx):
     _store: SqliteStore

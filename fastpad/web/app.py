@@ -39,7 +39,7 @@ SHELL_HEADERS = {
 }
 # The paths the app's router owns (ROUTES in web/src/app/app.js): each is the same shell.
 APP_PATHS = ("/", "/notes/{note_id}", "/inbox", "/archive", "/trash", "/types", "/types/{type_name}", "/search", "/import",
-             "/collections/{collection_id}")
+             "/collections/{collection_id}", "/folders/{folder:path}")
 _MEDIA = {".js": "text/javascript", ".css": "text/css", ".wasm": "application/wasm", ".json": "application/json"}
 
 

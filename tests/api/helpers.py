@@ -54,3 +54,16 @@ def raw_http(base_url: str, head: bytes, body: bytes = b"", *, timeout: float = 
         name, _, value = line.partition(":")
         headers[name.strip().lower()] = value.strip()
     return status, headers, payload, elapsed
+
+
+def whole_ledger(client: httpx.Client, import_id: str, *, page_size: int = 8) -> list[dict]:
+    """Every row of an import's ledger, following its pages (each must answer 200)."""
+    rows, cursor = [], None
+    while True:
+        page = client.get(f"/v1/imports/{import_id}/ledger",
+                          params={"limit": page_size, **({"cursor": cursor} if cursor else {})})
+        assert page.status_code == 200, page.text
+        rows += page.json()["items"]
+        cursor = page.json()["next_cursor"]
+        if cursor is None:
+            return rows

@@ -7,8 +7,8 @@ import base64
 
 from fastpad.notes import Block, NoteDocument, new_id, parse_markdown
 
-from tests.api.helpers import assert_problem
-from tests.api.test_imports import ZIP, finished, whole_ledger, zipped
+from tests.api.helpers import assert_problem, whole_ledger
+from tests.api.test_imports import ZIP, finished, zipped
 
 ORIGINAL = """\
 ---

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import io
+import secrets
 import time
 import zipfile
 
@@ -10,7 +11,7 @@ import httpx
 import pytest
 
 from tests.api.conftest import OWNER_EMAIL, Server
-from tests.api.helpers import assert_problem
+from tests.api.helpers import assert_problem, whole_ledger
 from tests.importers.fixtures import NOTION, NOTION_ROOT, OBSIDIAN
 
 ZIP = {"content-type": "application/zip"}
@@ -18,7 +19,7 @@ ZIP = {"content-type": "application/zip"}
 
 @pytest.fixture(scope="module")
 def importer(server: Server) -> httpx.Client:
-    token = server.mint("notes:read,notes:write,schema:write", "--person", OWNER_EMAIL, "--label", "imports")["token"]
+    token = server.mint("notes:read,notes:write,schema:write,graph:read", "--person", OWNER_EMAIL, "--label", "imports")["token"]
     with server.client(token) as client:
         yield client
 
@@ -39,17 +40,6 @@ def finished(client: httpx.Client, import_id: str, timeout: float = 30.0) -> dic
             return view
         time.sleep(0.2)
     raise AssertionError(f"import {import_id} did not finish: {view}")
-
-
-def whole_ledger(client: httpx.Client, import_id: str) -> list[dict]:
-    rows, cursor = [], None
-    while True:
-        page = client.get(f"/v1/imports/{import_id}/ledger", params={"limit": 8, **({"cursor": cursor} if cursor else {})})
-        assert page.status_code == 200, page.text
-        rows += page.json()["items"]
-        cursor = page.json()["next_cursor"]
-        if cursor is None:
-            return rows
 
 
 def test_a_zip_in_one_request_imports_and_its_ledger_pages(server: Server, importer: httpx.Client):
@@ -142,3 +132,27 @@ def test_cancelling_an_upload(server: Server, importer: httpx.Client):
     late = importer.put(f"/v1/imports/{announced['id']}/archive", params={"offset": 0}, content=b"PK",
                         headers={"content-type": "application/octet-stream"})
     assert assert_problem(late, 409, "conflict", server.base_url)["reason"] == "cancelled"
+
+
+def test_an_imported_vaults_folders_are_a_property_the_notes_list_filters_on(server: Server, importer: httpx.Client):
+    word = secrets.token_hex(3)  # the server's workspace is shared: titles and folders of this test's own
+    top = f"Field {word}"
+    files = {f"{top}/2025/Day.md": f"A day, showing ![[Index {word}#Plan]].\n",
+             f"{top}/Index {word}.md": "The index.\n\n## Plan\n\nDig.\n", f"Loose {word}.md": "At the root.\n"}
+    view = finished(importer, importer.post("/v1/imports", content=zipped(files), headers=ZIP).json()["id"])
+    notes = {r["item"]: r["note_id"] for r in whole_ledger(importer, view["id"]) if r["status"] == "imported"}
+    assert set(notes) == set(files)
+    day = importer.get(f"/v1/notes/{notes[f'{top}/2025/Day.md']}").json()
+    assert day["properties"] == {"source_folder": f"{top}/2025"}
+
+    def listed(folder: str) -> set[str]:
+        answer = importer.get("/v1/notes", params={"folder": folder, "limit": 200})
+        assert answer.status_code == 200, answer.text
+        return {n["id"] for n in answer.json()["items"]}
+
+    assert listed(top) == {notes[f"{top}/Index {word}.md"], notes[f"{top}/2025/Day.md"]}
+    assert listed(f"{top}/2025/") == {notes[f"{top}/2025/Day.md"]}
+    assert_problem(importer.get("/v1/notes", params={"folder": "/"}), 422, "validation-failed", server.base_url)
+    embed = importer.get(f"/v1/notes/{day['id']}/links").json()["outgoing"]
+    assert [(e["type"], e["target"]["id"], e["evidence"]["text"]) for e in embed] == [
+        ("embeds", notes[f"{top}/Index {word}.md"], f"A day, showing ![[Index {word}|Index {word}#Plan]].")]

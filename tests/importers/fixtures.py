@@ -106,3 +106,17 @@ def zip_tree(path: Path, files: dict[str, str | bytes], *, top: str = "vault") -
         for name, content in files.items():
             archive.writestr(f"{top}/{name}" if top else name, content)
     return path
+
+# Note embeds (![[Note]], ![[Note#Heading]]) beside links and image embeds, in nested folders.
+EMBEDS = {
+    "Home.md": (
+        "# Home\n\n"
+        "Shown here: ![[Projects/Plan#Goals]]\n\n"
+        "Again ![[Plan]], linked as [[Plan]] too, and ![[Missing note]] and ![[lost.png]].\n\n"
+        "![[diagram.png]]\n"
+    ),
+    "Projects/Plan.md": "## Goals\n\nShip it.\n",
+    "Projects/Alpha/Deep.md": "Deep in the vault.\n",
+    "Projection.md": "Not under Projects/, though its name starts so.\n",
+    "diagram.png": PNG,
+}

@@ -17,7 +17,7 @@ from fastpad.knowledge.types import TypeService
 from fastpad.security.scopes import NOTES_READ, NOTES_WRITE
 from fastpad.store.imports import LedgerEntry
 from tests.helpers_store import Services, Workspace, lexical
-from tests.importers.fixtures import MARKDOWN, NOTION, NOTION_ROOT, OBSIDIAN, write_tree, zip_tree
+from tests.importers.fixtures import EMBEDS, MARKDOWN, NOTION, NOTION_ROOT, OBSIDIAN, write_tree, zip_tree
 
 
 @pytest.fixture
@@ -98,6 +98,49 @@ def test_vault_notes_are_untrusted_searchable_and_linked_by_obsidians_rules(svc,
     assert AttachmentService(svc.store).get(ws.owner, attachment.rsplit("/", 1)[-1]).content.startswith(b"\x89PNG")
 
 
+def test_note_embeds_become_embeds_edges_and_images_stay_attachments(svc, ws, imports, tmp_path) -> None:
+    view = imports.run(ws.owner, write_tree(tmp_path / "vault", EMBEDS))
+    home, plan = note_titled(svc, ws, "Home"), note_titled(svc, ws, "Plan")
+    shown, again, image = (b["text"] for b in home.blocks[1:])
+    assert shown == "Shown here: ![[Plan|Projects/Plan#Goals]]"
+    assert again.startswith("Again ![[Plan]], linked as [[Plan]] too, and ![[Missing note]] and !\\[[lost.png]].")
+    assert image.startswith("![diagram.png](/v1/attachments/")
+    edges = GraphService(svc.store).links(ws.owner, home.id).outgoing
+    found = sorted((e.type, e.target_title, e.target.id if e.target else None, e.evidence.block_id) for e in edges)
+    assert found == sorted([
+        ("embeds", "Plan", plan.id, home.blocks[1]["id"]), ("embeds", "Plan", plan.id, home.blocks[2]["id"]),
+        ("mentions", "Plan", plan.id, home.blocks[2]["id"]), ("embeds", "Missing note", None, home.blocks[2]["id"]),
+    ]), "a note embed is an edge of its own kind; an image embed is not an edge"
+    first = next(e for e in edges if e.evidence.block_id == home.blocks[1]["id"])
+    assert first.evidence.text == "Shown here: ![[Plan|Projects/Plan#Goals]]", "the embed and its heading as evidence"
+    assert (first.derivation, first.status) == ("text", "inferred")
+    backlinks = {(e.type, e.source.id) for e in GraphService(svc.store).links(ws.owner, plan.id).backlinks}
+    assert backlinks == {("embeds", home.id), ("mentions", home.id)}
+    links = {r.target: (r.reason, r.detail) for r in ledger(imports, ws, view) if r.kind == "link"}
+    assert links == {"Missing note": ("unresolved_wikilink", "an embed: no item in the archive has this name or path"),
+                     "lost.png": ("unresolved_wikilink", "an embed: no item in the archive has this name or path")}
+
+
+def test_a_vaults_folders_stay_on_its_notes_and_list_them(svc, ws, imports, tmp_path) -> None:
+    imports.run(ws.owner, write_tree(tmp_path / "vault", EMBEDS))
+    folders = {n.title: svc.notes.get(ws.owner, n.id).properties.get("source_folder")
+               for n in svc.notes.list(ws.owner, limit=200).items}
+    assert folders == {"Home": None, "Plan": "Projects", "Deep": "Projects/Alpha", "Projection": None}
+
+    def titles(folder: str) -> set[str]:
+        return {n.title for n in svc.notes.list(ws.owner, folder=folder, limit=200).items}
+
+    assert titles("Projects") == titles("/Projects/") == {"Plan", "Deep"}, "a folder and everything beneath it"
+    assert titles("Projects/Alpha") == {"Deep"}
+    assert titles("Proj") == set() and titles("projects") == set(), "whole folder names, as the archive spells them"
+    first = svc.notes.list(ws.owner, folder="Projects", limit=1)
+    rest = svc.notes.list(ws.owner, folder="Projects", limit=1, cursor=first.next_cursor)
+    assert {n.title for n in first.items + rest.items} == {"Plan", "Deep"} and rest.next_cursor is None
+    for bad in ("", "/", "x" * 1001):
+        with pytest.raises(ValidationFailed):
+            svc.notes.list(ws.owner, folder=bad)
+
+
 def test_a_retry_reuses_every_id_and_creates_nothing_twice(svc, ws, imports, tmp_path) -> None:
     root = write_tree(tmp_path / "vault", OBSIDIAN)
     calls = []
@@ -171,7 +214,8 @@ def test_a_notion_export_becomes_pages_and_typed_rows(svc, ws, imports, tmp_path
     ada = note_titled(svc, ws, "Ada")
     assert write.types == ("Tasks",)
     assert write.properties == {"Tasks.Done": True, "Tasks.Points": 3, "Tasks.Due": "2025-01-05",
-                                "Tasks.Owner": ada.id, "Tasks.Stage": "Doing", "Tasks.Link": "https://example.com/a"}
+                                "Tasks.Owner": ada.id, "Tasks.Stage": "Doing", "Tasks.Link": "https://example.com/a",
+                                "source_folder": "Tasks 11111111111111111111111111111111"}, "a page keeps the export's folder it sat in"
     assert [b["text"] for b in write.blocks] == ["The draft."], "the page's Key: value lines became properties"
     assert note_titled(svc, ws, "Plan").properties == {"Tasks.Done": False, "Tasks.Points": 1, "Tasks.Stage": "Done"}
     home = note_titled(svc, ws, "Home")

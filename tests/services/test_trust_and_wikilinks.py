@@ -65,6 +65,16 @@ def test_a_bare_mention_names_the_longest_run_of_its_words_that_is_a_title() -> 
     assert mention_titles("paragraph", "@First, note") == mention_titles("paragraph", "@First `x` note") == set()
 
 
+def test_an_embed_is_a_link_of_its_own_kind_beside_a_mention_of_the_same_note() -> None:
+    text = "Here ![[Plan|Plan#Goals]], see [[plan]], again ![[PLAN]], and `![[code]]` and \\![[Bang]]."
+    refs = extract_links("paragraph", text)
+    assert [(r.title, r.key, r.type) for r in refs] == [
+        ("Plan", "plan", "embeds"), ("plan", "plan", "mentions"), ("Bang", "bang", "mentions")]
+    assert refs[0].evidence == text and text.startswith("Here ![[Plan"), "the evidence holds the embed, ! and all"
+    short = extract_links("paragraph", "word " * 40 + "![[Target#Part]]")[0]
+    assert short.evidence.endswith("![[Target#Part]]") and short.type == "embeds"
+
+
 def test_evidence_is_bounded_and_marks_where_the_block_goes_on() -> None:
     text = "word " * 100 + "[[Target]]" + " more" * 100
     (ref,) = extract_links("paragraph", text)

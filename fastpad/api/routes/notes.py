@@ -37,6 +37,7 @@ from fastpad.api.schemas import (
     OpsOut,
 )
 from fastpad.errors import FastpadError, FieldError, ValidationFailed
+from fastpad.knowledge.notes import MAX_FOLDER
 from fastpad.notes import Block
 from fastpad.review.turns import Turn
 
@@ -182,6 +183,9 @@ def list_notes(
     limit: Annotated[int, Query(ge=1, le=200)] = 50,
     include_archived: bool = False,
     include_trashed: bool = False,
+    folder: Annotated[str | None, Query(max_length=MAX_FOLDER, description=(
+        "only notes an import placed in this folder of its archive, or beneath it (their source_folder "
+        "property), such as Projects/Alpha"))] = None,
 ) -> Response:
     if caller.elsewhere:
         return json_response({"items": [], "next_cursor": None})
@@ -191,6 +195,7 @@ def list_notes(
         limit=limit,
         include_archived=include_archived,
         include_trashed=include_trashed,
+        folder=folder,
     )
     return json_response({"items": [_summary(item) for item in page.items], "next_cursor": page.next_cursor})
 

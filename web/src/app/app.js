@@ -9,7 +9,7 @@ import { CollectionsIndex } from "./collections_index.js";
 import { explain } from "./explain.js";
 import { NotesIndex } from "./notes_index.js";
 import { collectionPage, newCollectionPage } from "./pages/collections.js";
-import { importPage } from "./pages/imports.js";
+import { folderPage, importPage } from "./pages/imports.js";
 import { listPage } from "./pages/lists.js";
 import { NotePage } from "./pages/note_page.js";
 import { searchPage } from "./pages/search.js";
@@ -30,6 +30,7 @@ const ROUTES = [
   [/^\/import$/, () => ({ kind: "import" })],
   [/^\/collections\/new$/, () => ({ kind: "new-collection" })],
   [/^\/collections\/([0-9A-HJKMNP-TV-Z]{26})$/, (match) => ({ kind: "collection", id: match[1] })],
+  [/^\/folders\/(.+)$/, (match) => ({ kind: "folder", folder: match[1].split("/").map(decodeURIComponent).join("/") })],
 ];
 
 // The first requests a page at `path` makes: the feed's end, the notes list, and an open
@@ -213,6 +214,8 @@ class App {
       this.page = collectionPage(this, target.id); // its rows carry their titles: no wait for the notes list
     } else if (target.kind === "new-collection") {
       this.page = newCollectionPage(this);
+    } else if (target.kind === "folder") {
+      this.page = folderPage(this, target.folder);
     } else {
       this.show("Not found", el("p", {}, "There is no page here. ", link("/", "Go home")));
     }

@@ -1,12 +1,15 @@
 // Import: upload an Obsidian vault, a Notion export or a folder of Markdown as a zip; watch it
 // land (the notes are readable as they land), cancel it, read the ledger afterwards — a row for
-// every item, filterable by reason — and verify the import as yours, so agents can read it.
+// every item, filterable by reason — and the notes by the folder they sat in, and verify the
+// import (or one folder of it) as yours, so agents can read it.
 import { explain } from "../explain.js";
 import { el, fill, idempotencyKey, link } from "../dom.js";
 
 const POLL_MS = 300;
 const DONE = new Set(["completed", "cancelled", "failed", "interrupted"]);
 const LEDGER_PAGE = 500;
+const NOTE_KINDS = new Set(["note", "canvas", "database_row"]);
+const LANDED = new Set(["imported", "unchanged"]);
 
 export function importPage(app) {
   const input = el("input", { type: "file", accept: ".zip,application/zip", "aria-label": "Archive to import" });
@@ -38,6 +41,36 @@ export function importPage(app) {
     status,
     ledger));
   return { close: () => { closed = true; } };
+}
+
+// One folder of an imported archive: the notes that sat in it or beneath it (GET /v1/notes?folder=,
+// which reads each note's source_folder), by title.
+export function folderPage(app, folder) {
+  let closed = false;
+  const count = el("p", { class: "quiet" }, "Imported notes that sat in this folder or beneath it.");
+  const list = el("ul", { class: "notes" });
+  app.show(folder, el("section", { class: "list folder-notes" }, el("h1", {}, folder), count, list));
+  (async () => {
+    const notes = [];
+    let cursor;
+    do {
+      const page = await app.api.json("GET", "/v1/notes", { query: { folder, limit: 200, ...(cursor ? { cursor } : {}) } });
+      notes.push(...page.items);
+      cursor = page.next_cursor;
+    } while (cursor && !closed);
+    if (closed) return;
+    notes.sort((a, b) => (a.title || "").localeCompare(b.title || ""));
+    fill(count, `${notes.length} imported note${notes.length === 1 ? "" : "s"} sat in this folder or beneath it.`);
+    fill(list, notes.map((note) => el("li", { class: "note-row" },
+      link(`/notes/${note.id}`, el("span", { class: "title" }, note.title || "Untitled")),
+      el("span", { class: "types" }, note.types.map((type) => `#${type}`).join(" ")))));
+  })().catch((error) => closed || fill(count, el("span", { class: "error", role: "alert" }, explain(error, "The folder could not be listed"))));
+  return { close: () => { closed = true; } };
+}
+
+// Where a folder's page is (each segment escaped, its slashes kept).
+export function folderPath(folder) {
+  return `/folders/${folder.split("/").map(encodeURIComponent).join("/")}`;
 }
 
 // Announce the archive, then send it in parts at their offsets.
@@ -99,7 +132,7 @@ async function showLedger(app, importId, section) {
       el("td", {}, row.kind),
       el("td", {}, row.status),
       el("td", {}, row.reason ? row.reason.replace(/_/g, " ") : ""),
-      el("td", {}, row.detail || row.target || ""))));
+      el("td", {}, row.target ? [el("code", { class: "target" }, row.target), row.detail ? `: ${row.detail}` : ""] : row.detail))));
   };
   filter.addEventListener("change", render);
   const verify = el("button", { type: "button" }, "Verify as mine");
@@ -113,10 +146,74 @@ async function showLedger(app, importId, section) {
     }
   });
   fill(section,
+    folderView(app, importId, rows),
     el("h2", {}, "Ledger"),
     el("div", { class: "ledger-tools" }, filter, verify),
     el("table", {}, el("thead", {}, el("tr", {}, ...["Item", "Kind", "Status", "Reason", "Detail"].map((name) => el("th", {}, name)))), body));
   render();
+}
+
+// The imported notes by the archive folder they sat in (each note keeps it as its source_folder):
+// the vault's folder tree in path order, each folder with the notes directly in it, how many it
+// holds with its subfolders, and a verify action for that folder and everything beneath it.
+function folderView(app, importId, rows) {
+  const direct = new Map([["", []]]);
+  const beneath = new Map([["", 0]]);
+  for (const row of rows) {
+    if (!NOTE_KINDS.has(row.kind) || !LANDED.has(row.status) || !row.note_id) continue;
+    const folder = folderOf(row.item);
+    const parts = folder ? folder.split("/") : [];
+    for (let depth = 0; depth <= parts.length; depth += 1) {
+      const ancestor = parts.slice(0, depth).join("/");
+      if (!direct.has(ancestor)) direct.set(ancestor, []);
+      beneath.set(ancestor, (beneath.get(ancestor) ?? 0) + 1);
+    }
+    direct.get(folder).push(row);
+  }
+  const paths = [...direct.keys()].sort(byPath);
+  const verify = (folder, button) => async (event) => {
+    event.preventDefault(); // a click on the button is not a click that opens or closes the folder
+    try {
+      const done = await app.api.json("POST", `/v1/imports/${importId}/verify`, { json: { folder } });
+      app.flash(`Verified ${done.notes} notes in ${folder}: agents can now read them at the “reviewed” floor.`);
+      button.disabled = true;
+    } catch (error) {
+      app.flash(explain(error, `${folder} could not be verified`));
+    }
+  };
+  const count = (n) => `${n} note${n === 1 ? "" : "s"}`;
+  return el("section", { class: "folders", "aria-label": "Folders" },
+    el("h2", {}, "Folders"),
+    paths.map((folder) => {
+      const notes = direct.get(folder).sort((a, b) => a.item.localeCompare(b.item));
+      const here = notes.length === beneath.get(folder) ? count(notes.length) : `${count(notes.length)}, ${beneath.get(folder)} with its folders`;
+      const button = folder ? el("button", { type: "button", title: `Verify the ${count(beneath.get(folder))} in ${folder} and beneath it` }, "Verify folder") : null;
+      button?.addEventListener("click", verify(folder, button));
+      const details = el("details", { class: "folder", dataset: { folder } },
+        el("summary", {}, el("span", { class: "folder-name" }, folder ? folder.split("/").pop() : "Top level"),
+          el("span", { class: "quiet" }, here), button),
+        el("ul", {}, notes.map((row) => el("li", {}, link(`/notes/${row.note_id}`, row.item.slice(folder ? folder.length + 1 : 0))))));
+      details.style.marginLeft = `${folder ? folder.split("/").length * 1.2 : 0}rem`; // nested under its parent
+      return details;
+    }));
+}
+
+// Folder paths in tree order: a folder right before what it holds, segment by segment.
+function byPath(a, b) {
+  const left = a ? a.split("/") : [];
+  const right = b ? b.split("/") : [];
+  for (let i = 0; i < Math.min(left.length, right.length); i += 1) {
+    const order = left[i].localeCompare(right[i]);
+    if (order) return order;
+  }
+  return left.length - right.length;
+}
+
+// The folder an item sat in: a database row's (item "<csv>#row <n>") is its CSV's.
+function folderOf(item) {
+  const path = item.replace(/#row \d+$/, "");
+  const slash = path.lastIndexOf("/");
+  return slash < 0 ? "" : path.slice(0, slash);
 }
 
 function notImported(row) {

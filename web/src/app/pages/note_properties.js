@@ -3,10 +3,12 @@
 // against the type's definition; a value it refuses stays in its widget with the reason beside
 // it. The note's own document carries the result back (the change feed), so another device
 // sees it too.
-import { el, fill, idempotencyKey } from "../dom.js";
+import { el, fill, idempotencyKey, link } from "../dom.js";
 import { explain } from "../explain.js";
+import { folderPath } from "./imports.js";
 
 const ATTACHMENTS = "/v1/attachments/";
+const SOURCE_FOLDER = "source_folder"; // where an import found the note (fastpad/knowledge/notes.py)
 
 export class NoteProperties {
   constructor(app, noteId, host, model) {
@@ -44,6 +46,8 @@ export class NoteProperties {
     const applied = Array.isArray(meta.types) ? meta.types : [];
     const values = meta.properties && typeof meta.properties === "object" ? meta.properties : {};
     const defined = applied.map((name) => this.types.get(name)).filter(Boolean);
+    const typed = this._keys(defined);
+    const typedKeys = new Set(typed.map((prop) => prop.key));
     const available = [...this.types.keys()].filter((name) => !applied.includes(name) && name !== "Inbox").sort();
     const choose = el("select", { "aria-label": "Type to apply" }, el("option", { value: "" }, "Add a type…"),
       available.map((name) => el("option", { value: name }, name)));
@@ -55,9 +59,8 @@ export class NoteProperties {
           el("button", { type: "button", class: "chip-remove", "aria-label": `Remove type ${name}`, title: "Remove this type (its values stay in the note)",
             onclick: () => this._send({ remove: [name] }, "The type could not be removed") }, "×")))),
         available.length ? choose : null),
-      defined.length
-        ? el("dl", { class: "properties editable" }, this._keys(defined).flatMap((prop) => this._row(prop, values[prop.key])))
-        : this._untyped(values));
+      typed.length ? el("dl", { class: "properties editable" }, typed.flatMap((prop) => this._row(prop, values[prop.key]))) : null,
+      this._untyped(Object.fromEntries(Object.entries(values).filter(([key]) => !typedKeys.has(key)))));
   }
 
   async _load() {
@@ -74,11 +77,13 @@ export class NoteProperties {
     return [...seen.values()];
   }
 
-  // Values the note carries without a defined type (frontmatter, an import): shown, not edited.
+  // Values the note carries without a defined type (frontmatter, an import): shown, not edited;
+  // the folder an import found it in opens that folder's page.
   _untyped(values) {
     const entries = Object.entries(values);
     if (!entries.length) return null;
-    return el("dl", { class: "properties" }, entries.flatMap(([key, value]) => [el("dt", {}, key), el("dd", {}, formatValue(value))]));
+    return el("dl", { class: "properties" }, entries.flatMap(([key, value]) => [el("dt", {}, key),
+      el("dd", {}, key === SOURCE_FOLDER && typeof value === "string" ? link(folderPath(value), value) : formatValue(value))]));
   }
 
   _row(prop, value) {
