@@ -9,7 +9,7 @@
 // ask only for their window, and the server filters by it.
 import { CLIPBOARD_TYPE } from "../editor/view.js";
 import { explain } from "./explain.js";
-import { el, fill, idempotencyKey, link } from "./dom.js";
+import { el, fill, formatValue, idempotencyKey, link } from "./dom.js";
 
 export const EMBED_LANGUAGE = "fastpad-collection"; // fastpad/knowledge/saved_views.py
 export const LAYOUTS = ["table", "board", "list", "gallery", "calendar", "timeline"];
@@ -557,13 +557,6 @@ function cell(view, prop, value) {
   return formatValue(value);
 }
 
-export function formatValue(value) {
-  if (Array.isArray(value)) return value.join(", ");
-  if (value === true) return "yes";
-  if (value === false) return "no";
-  if (value === null || value === undefined) return "—";
-  return typeof value === "object" ? JSON.stringify(value) : String(value);
-}
 
 function opName(op, prop) {
   return (TIME_KINDS.has(prop?.kind) ? TIME_OPS : OPS)[op] ?? op;

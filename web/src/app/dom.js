@@ -38,3 +38,12 @@ export function when(iso) {
 export function idempotencyKey() {
   return `web-${crypto.randomUUID()}`;
 }
+
+// A property's value as text, where it is shown rather than edited.
+export function formatValue(value) {
+  if (Array.isArray(value)) return value.join(", ");
+  if (value === true) return "yes";
+  if (value === false) return "no";
+  if (value === null || value === undefined) return "—";
+  return typeof value === "object" ? JSON.stringify(value) : String(value);
+}

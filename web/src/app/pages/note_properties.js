@@ -3,7 +3,7 @@
 // against the type's definition; a value it refuses stays in its widget with the reason beside
 // it. The note's own document carries the result back (the change feed), so another device
 // sees it too.
-import { el, fill, idempotencyKey, link } from "../dom.js";
+import { el, fill, formatValue, idempotencyKey, link } from "../dom.js";
 import { explain } from "../explain.js";
 import { folderPath } from "./imports.js";
 
@@ -196,13 +196,6 @@ export class NoteProperties {
   }
 }
 
-export function formatValue(value) {
-  if (Array.isArray(value)) return value.join(", ");
-  if (value === true) return "yes";
-  if (value === false) return "no";
-  if (value === null || value === undefined) return "—";
-  return typeof value === "object" ? JSON.stringify(value) : String(value);
-}
 
 // An ISO date-time as the browser's datetime-local field shows it, in this device's time zone.
 function localDateTime(iso) {
