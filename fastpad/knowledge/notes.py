@@ -32,6 +32,7 @@ from fastpad.notes import Block, NoteDocument, NoteMeta, UpdateLimits, is_ulid, 
 from fastpad.notes.blocks import heading_title
 from fastpad.notes.frontier import decode_frontier
 from fastpad.notes.provenance import SURVIVING_STRETCH, Origin, Provenance, ReviewState, restamp, rewritten
+from fastpad.notes.schema import storable_text
 from fastpad.search.indexing import index_note_chunks
 from fastpad.security.principals import Principal
 from fastpad.security.scopes import EXPORT, NOTES_DELETE, NOTES_READ, NOTES_WRITE
@@ -54,10 +55,11 @@ _CREATES_NO_NOTES = "this credential is limited to a set of notes and cannot cre
 def _folder(value: Any) -> str:
     """A folder of an archive, as ``source_folder`` holds it: no leading or trailing '/'."""
     folder = value.strip().strip("/") if isinstance(value, str) else ""
-    if not folder or len(folder) > MAX_FOLDER:
+    if not folder or len(folder) > MAX_FOLDER or not storable_text(folder):
         raise ValidationFailed(detail="folder is a path inside an imported archive, such as Projects/Alpha",
                                field_errors=[FieldError("folder", "type",
-                                                        f"a non-empty path of at most {MAX_FOLDER} characters")])
+                                                        f"a non-empty path of at most {MAX_FOLDER} characters,"
+                                                        " without U+0000")])
     return folder
 
 

@@ -63,5 +63,6 @@ def test_proposals_wait_in_the_inbox_and_leave_it_once_accepted(device: Any, web
     assert api.get(f"/v1/turns/{edit['id']}").json()["status"] == "accepted"
     page.goto(f"{web_server.base_url}/inbox")
     page.wait_for_selector(".proposals")
-    page.wait_for_function(f"() => !document.querySelector(\".proposal[data-turn='{edit['id']}']\")")
-    assert page.locator(f".proposal[data-turn='{created.json()['id']}']").count() == 1
+    # The list has loaded once the other proposal shows; the accepted one is then gone.
+    page.locator(f".proposal[data-turn='{created.json()['id']}']").wait_for()
+    assert page.locator(f".proposal[data-turn='{edit['id']}']").count() == 0
