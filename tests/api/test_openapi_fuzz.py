@@ -250,6 +250,7 @@ def test_linked_call_sequences_answer_no_5xx_and_within_their_schema(api_schema:
     next GET's, PATCH's or DELETE's path parameter), every check on every answer."""
     backend = fuzz_server.backend
     machine = api_schema.as_state_machine()
+    found: list[str] = []  # each failed step, as it happened (see below)
 
     class Sequences(machine):  # type: ignore[misc, valid-type]
         def call(self, case: Any, **kwargs: Any) -> Any:
@@ -276,7 +277,6 @@ def test_linked_call_sequences_answer_no_5xx_and_within_their_schema(api_schema:
     # FlakyStrategyDefinition, with nothing failed). Hypothesis replays a failing sequence once to
     # report it, and that replay meets another state too, so the failure each step met is kept and
     # the first one found is what the test says.
-    found: list[str] = []
     one_sequence = hypothesis.settings(max_examples=1, stateful_step_count=STATEFUL_STEPS, deadline=None,
                                        database=None, phases=[hypothesis.Phase.generate])
     for scenario in range(STATEFUL_SCENARIOS):
