@@ -21,7 +21,7 @@ def test_publish_from_the_note_read_it_signed_out_then_unpublish(device: Any, br
     private = create_note(api, "Only for me.\n", title="Private draft")
     note_id = create_note(api, f"Read [[Private draft]] later.\n\nThe key is {SECRET}.\n", title="Field guide")
     page = open_note(device(), web_server, note_id)
-    page.get_by_role("button", name="Publish").click()
+    page.get_by_role("button", name="Publish", exact=True).click()
     page.get_by_role("link", name="Public page").wait_for()
     assert "anyone with the link" in page.locator(".toast").last.text_content()
 
@@ -40,7 +40,8 @@ def test_publish_from_the_note_read_it_signed_out_then_unpublish(device: Any, br
             assert markdown.status_code == 200 and markdown.text.startswith("---\ntitle: Field guide\n---\n")
 
         page.get_by_role("button", name="Unpublish").click()
-        page.get_by_role("button", name="Publish").wait_for()
+        # exact: a role name matches as a substring, and "Unpublish" itself would satisfy the wait
+        page.get_by_role("button", name="Publish", exact=True).wait_for()
         gone = public.goto(f"{web_server.base_url}/n/{note_id}")
         never = public.request.get(f"{web_server.base_url}/n/{new_id()}")
         assert gone is not None and gone.status == 404 and gone.body() == never.body()
