@@ -89,6 +89,7 @@ class CaptureService:
             blocks=blocks,
             types=tuple(dict.fromkeys((INBOX_TYPE, *types))),
             properties={**given_properties, **dict(properties or {})},
+            inbound=True,  # outside text: its frontmatter is kept as it came, like an import's
         )
         receipt = CaptureReceipt(key, request_hash, view.id, self.clock())
         with self.store.write(principal.workspace_id) as tx:

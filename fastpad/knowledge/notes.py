@@ -28,6 +28,7 @@ from fastpad.errors import Conflict, FastpadError, FieldError, NotFound, PolicyD
 from fastpad.knowledge.trust import filter_blocks, floor_for
 from fastpad.knowledge.link_projection import project_links
 from fastpad.knowledge.property_index import index_note_properties
+from fastpad.knowledge.property_rules import changed_value_errors, validation_failed
 from fastpad.notes import Block, NoteDocument, NoteMeta, UpdateLimits, is_ulid, new_id, parse_markdown, serialize_markdown
 from fastpad.notes.blocks import heading_title
 from fastpad.notes.frontier import decode_frontier
@@ -287,12 +288,13 @@ class NoteService:
 
     def draft(self, tx: WorkspaceTx, principal: Principal, note_id: str, *, title: str = "",
               markdown: str | None = None, blocks: Iterable[Block] | None = None, types: Iterable[str] = (),
-              properties: Mapping[str, Any] | None = None) -> NoteDraft:
+              properties: Mapping[str, Any] | None = None, checked: bool = True) -> NoteDraft:
         """What a new note ``note_id`` would hold, checked as :meth:`create_in` checks it, without
         writing anything: its title (``title``, else the frontmatter's, else the first ``# Heading``'s:
         the heading stays a block, so the note's Markdown keeps it), types and properties, and its
         blocks, each with an id no other note holds (``reassigned_block_ids`` maps a taken id to its
-        replacement). A proposed note
+        replacement). Its property values are held to ``property_rules`` unless ``checked`` is
+        False (an import's or a capture's: outside text arrives as it was). A proposed note
         is drafted when it is proposed and created from the draft when it is accepted."""
         principal.require_whole_workspace(_CREATES_NO_NOTES)
         if markdown is not None and blocks is not None:
@@ -322,6 +324,8 @@ class NoteService:
             types=types or meta.types,
             properties=dict(properties) if properties is not None else dict(meta.properties),
         )
+        if checked and (errors := changed_value_errors(tx, principal, None, meta)):
+            raise validation_failed(errors)
         given, reassigned = _reassign_block_ids_held_elsewhere(tx, note_id, _mint_block_ids(given))
         return NoteDraft(meta, given, reassigned)
 
@@ -353,7 +357,7 @@ class NoteService:
         if note_id is not None and not is_ulid(note_id):
             raise ValidationFailed(detail="a note id is a ULID", field_errors=[FieldError("note_id", "ulid", "a ULID")])
         minted_earlier, note_id = note_id is not None, note_id or new_id()
-        draft = self.draft(tx, principal, note_id, **fields)
+        draft = self.draft(tx, principal, note_id, checked=not inbound, **fields)
         if minted_earlier and tx.note(note_id) is not None:
             raise Conflict(detail=f"a note {note_id} already exists", extra={"reason": "exists", "note_id": note_id},
                            next_call=f"GET /v1/notes/{note_id}")
@@ -456,6 +460,8 @@ class NoteService:
             provenance = restamp(current, changed, [b.id for b in after],
                                  _PersonsSave(tx, principal, note_id, doc, current, before).stamp)
             meta = doc.meta
+            if errors := changed_value_errors(tx, principal, NoteMeta(row.title, row.types, row.properties), meta):
+                raise validation_failed(errors)  # a frontmatter edit (fp push) holds values to the typed API's rules
             self._commit(tx, NoteWrite(
                 note_id=note_id, kind="ops", at=self.clock(), actor=principal.actor(),
                 expected_frontier=row.frontier, update=ops, peer_id=peer_id, snapshot=doc.snapshot(),

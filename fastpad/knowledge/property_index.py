@@ -11,9 +11,10 @@ disagrees with what was committed:
 - every property of the note's defined types and their ancestors gets its
   index entries — one per value, one per multi_select option, and one empty
   entry when the note leaves it unset (an unset checkbox is unchecked);
-- a value the property's kind does not accept (written by hand into the
-  frontmatter, or valid before the type changed) stays in the document and is
-  indexed as empty. The typed write API refuses such values up front.
+- a value the property's kind does not accept (an import's, or one valid
+  before the type changed) stays in the document and is indexed as empty. A
+  person's or an agent's write refuses such values up front, whether it comes
+  through the typed API or the frontmatter (``property_rules``).
 
 ``reindex`` is the same computation for many notes at once, used when a type
 definition changes.

@@ -9,8 +9,8 @@ caller's transaction: an accepted proposal moves an event that way). Types and
 properties are metadata, not prose: a credential with ``notes:write`` sets them
 directly, agents included (prose is what goes through proposals).
 
-Every value is checked against its property's kind before anything is
-written; a refusal names each bad field (``properties.Person.email``) and
+Every value is checked by ``property_rules`` before anything is written (the
+same rules hold frontmatter to); a refusal names each bad field (``properties.Person.email``) and
 changes nothing. ``apply_many`` does many notes in one call, each in its own
 transaction, and reports each one: a failure never undoes the others.
 """
@@ -25,16 +25,13 @@ from typing import Any
 from fastpad.errors import FastpadError, FieldError, ValidationFailed
 from fastpad.knowledge.notes import NoteService
 from fastpad.knowledge.property_index import load_schema
-from fastpad.knowledge.schema import PropertyDef, Schema
-from fastpad.knowledge.values import InvalidValue, index_entries
-from fastpad.knowledge.attachments import ATTACHMENTS_PATH
-from fastpad.notes import NoteDocument, NoteMeta, is_ulid
+from fastpad.knowledge.property_rules import validation_failed, value_error
+from fastpad.notes import NoteDocument, NoteMeta
 from fastpad.security.principals import Principal
 from fastpad.security.scopes import NOTES_WRITE
 from fastpad.store import NoteWrite, Store, WorkspaceTx, utcnow
 
 MAX_BULK = 1000
-MAX_FIELD_ERRORS = 50
 _ITEM_FIELDS = frozenset({"note_id", "add", "remove", "properties"})
 
 
@@ -106,7 +103,7 @@ class TypedNoteService:
                   for i, name in enumerate(add_names) if schema.get(name) is None]
         merged = dict(meta.properties)
         for key, value in values.items():
-            error = self._check(tx, principal, schema, types, key, value)
+            error = value_error(tx, principal, schema, types, key, value)
             if error is not None:
                 errors.append(error)
             elif value is None:
@@ -114,9 +111,7 @@ class TypedNoteService:
             else:
                 merged[key] = value
         if errors:
-            raise ValidationFailed(detail=f"{len(errors)} field(s) failed validation",
-                                   field_errors=errors[:MAX_FIELD_ERRORS],
-                                   extra={"field_errors_truncated": max(0, len(errors) - MAX_FIELD_ERRORS)})
+            raise validation_failed(errors)
         if tuple(types) == meta.types and merged == meta.properties:
             return TypedNote(note_id, row.frontier, meta.types, meta.properties)  # nothing to write
         doc.set_meta(NoteMeta(meta.title, tuple(types), merged))
@@ -149,51 +144,6 @@ class TypedNoteService:
             except FastpadError as error:
                 results.append(BulkItemResult(index, note_id, error=error))
         return BulkResult(results)
-
-    @staticmethod
-    def _check(
-        tx: WorkspaceTx, principal: Principal, schema: Schema, types: list[str], key: str, value: Any
-    ) -> FieldError | None:
-        """Why ``key`` cannot take ``value`` on a note of ``types`` (None: it can)."""
-        field = f"properties.{key}"
-        resolved = schema.resolve(key)
-        if resolved is None:
-            return FieldError(field, "unknown_property", "no such property; properties are named Type.property")
-        owner, prop = resolved
-        if owner.name not in schema.closure(types):
-            return FieldError(field, "type_not_applied",
-                              f"the note is not of type {owner.name}: add it (or a type that extends it) first")
-        if value is None:
-            return None
-        try:
-            index_entries(prop, value)
-        except InvalidValue as invalid:
-            return FieldError(field, invalid.code, invalid.message)
-        return _check_reference(tx, principal, schema, prop, value, field)
-
-
-def _check_reference(
-    tx: WorkspaceTx, principal: Principal, schema: Schema, prop: PropertyDef, value: str, field: str
-) -> FieldError | None:
-    """A person must be a member of the workspace; a file an attachment stored in it; a
-    relation's note must be one the caller can see, not in the trash, and of the property's
-    target type."""
-    if prop.kind == "person" and tx.member(value) is None:
-        return FieldError(field, "member", "not a member of this workspace")
-    if prop.kind == "file":
-        attachment_id = value.removeprefix(ATTACHMENTS_PATH)
-        if not is_ulid(attachment_id) or not tx.imports.attachment_exists(attachment_id):
-            return FieldError(field, "attachment", f"an attachment of this workspace ({ATTACHMENTS_PATH}{{id}}, "
-                                                   "as POST /v1/attachments returns it)")
-    if prop.kind == "relation":
-        if outside := principal.note_outside_set(value, field):
-            return outside
-        note = tx.note(value)
-        if note is None or note.trashed_at is not None:
-            return FieldError(field, "note", f"no note {value}")
-        if prop.target not in schema.closure(note.types):
-            return FieldError(field, "target_type", f"the note is not of type {prop.target}")
-    return None
 
 
 def _parse_change(add: Any, remove: Any, properties: Any) -> tuple[list[str], list[str], dict[str, Any]]:

@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import json
 import secrets
 
 import httpx
@@ -66,10 +67,39 @@ def thing(schemer: httpx.Client) -> tuple[str, str]:
 
 @pytest.mark.parametrize("kind,value,code", KIND_CASES, ids=[f"{c[0]}-{c[2]}" for c in KIND_CASES])
 def test_a_bad_value_is_a_problem_document_naming_the_field(server, schemer, thing, kind, value, code):
+    """One rule, three ways in: the typed API, a new note's fields and a new note's frontmatter."""
     name, note = thing
-    response = schemer.patch(f"/v1/notes/{note}/types", json={"properties": {f"{name}.{kind}": value}})
-    body = assert_problem(response, 422, "validation-failed", server.base_url)
-    assert [(fe["field"], fe["code"]) for fe in body["field_errors"]] == [(f"properties.{name}.{kind}", code)]
+    key = f"{name}.{kind}"
+    title = f"Refused {kind} {secrets.token_hex(3)}"
+    frontmatter = f"---\ntitle: {title}\ntypes: [{name}]\n{key}: {json.dumps(value)}\n---\n\nText.\n"
+    for response in (
+        schemer.patch(f"/v1/notes/{note}/types", json={"properties": {key: value}}),
+        schemer.post("/v1/notes", json={"title": title, "types": [name], "properties": {key: value}}),
+        schemer.post("/v1/notes", content=frontmatter.encode(), headers={"content-type": "text/markdown"}),
+    ):
+        body = assert_problem(response, 422, "validation-failed", server.base_url)
+        assert [(fe["field"], fe["code"]) for fe in body["field_errors"]] == [(f"properties.{key}", code)]
+    newest = schemer.get("/v1/notes", params={"limit": 5}).json()["items"]
+    assert title not in [n["title"] for n in newest], "a refused note is not created"
+
+
+def test_frontmatter_keeps_an_undefined_type_as_a_tag_and_a_key_of_no_defined_property_as_written(schemer):
+    """Types are tags: a capture's Inbox, a vault's tags and a pushed export's types arrive before
+    anyone defines them; only the values of defined properties are held to their kind."""
+    tag, defined = _name("Someday"), _name("Chore")
+    _define(schemer, defined, properties=[{"name": "minutes", "kind": "number"}])
+    markdown = (f"---\ntitle: Shelf\ntypes: [{tag}, {defined}]\nstatus: active\n{tag}.mood: calm\n"
+                f"{defined}.minutes: 20\n---\n\nSand it first.\n")
+    created = schemer.post("/v1/notes", content=markdown.encode(), headers={"content-type": "text/markdown"})
+    assert created.status_code == 201, created.text
+    assert created.json()["types"] == [tag, defined]
+    assert created.json()["properties"] == {"status": "active", f"{tag}.mood": "calm", f"{defined}.minutes": 20}
+    unknown = schemer.post("/v1/notes", json={"title": "Shelf", "types": [defined], "properties": {f"{defined}.hours": 1}})
+    body = unknown.json()
+    assert unknown.status_code == 422 and body["field_errors"][0]["field"] == f"properties.{defined}.hours"
+    assert body["field_errors"][0]["code"] == "unknown_property"
+    untyped = schemer.post("/v1/notes", json={"title": "Shelf", "properties": {f"{defined}.minutes": 5}})
+    assert untyped.status_code == 422 and untyped.json()["field_errors"][0]["code"] == "type_not_applied"
 
 
 def test_a_file_property_holds_an_uploaded_attachment(schemer, thing):

@@ -277,3 +277,30 @@ def test_an_embedded_view_is_pulled_as_its_definition_and_link_and_pushed_back_a
     assert "# open: " in path.read_text()  # the rewritten file keeps its description
     again = fp.json("push", str(mirror), "--dry-run", env=person)["files"]
     assert not [f for f in again if f["action"] != "unchanged"], again  # and nothing left to send
+
+
+def test_a_pushed_frontmatter_value_is_held_to_its_propertys_kind_and_a_refusal_changes_nothing(
+        fp, cli_server, person, tmp_path):
+    schema = cli_server.mint("notes:read,notes:write,schema:write", "--person", OWNER_EMAIL, "--label", "tests: schema")
+    name = f"Task{uuid.uuid4().hex[:6]}"
+    with cli_server.client(schema) as client:
+        assert client.post("/v1/types", json={"name": name, "properties": [
+            {"name": "status", "kind": "select", "options": ["todo", "done"]}]}).status_code == 201
+    note = _create(cli_server, person["FASTPAD_TOKEN"],
+                   f"---\ntitle: Paint the shed\ntypes: [{name}]\n{name}.status: todo\n---\n\nBuy paint.\n")
+    mirror = tmp_path / "notes"
+    fp.json("pull", str(mirror), env=person)
+    path = _file_of(mirror, note["id"])
+    before = _server_markdown(cli_server, person["FASTPAD_TOKEN"], note["id"])
+
+    path.write_text(path.read_text().replace(f"{name}.status: todo", f"{name}.status: nonsense"))
+    refused = fp("push", str(mirror), "--json", env=person)
+    assert refused.returncode == 2, refused.stdout + refused.stderr
+    assert f"properties.{name}.status" in refused.stdout + refused.stderr and "option" in refused.stdout + refused.stderr
+    assert _server_markdown(cli_server, person["FASTPAD_TOKEN"], note["id"]) == before
+    assert f"{name}.status: nonsense" in path.read_text(), "the person's edit stays in the file to fix"
+
+    path.write_text(path.read_text().replace(f"{name}.status: nonsense", f"{name}.status: done"))
+    assert fp.json("push", str(mirror), env=person)["pushed"]
+    with cli_server.client(person["FASTPAD_TOKEN"]) as client:
+        assert client.get(f"/v1/notes/{note['id']}").json()["properties"] == {f"{name}.status": "done"}

@@ -254,7 +254,8 @@ def test_removing_a_type_keeps_its_values_in_the_note_but_not_in_the_index(svc, 
     assert _errors(exc) == {"add[0]": "unknown_type"}
 
 
-def test_a_frontmatter_edit_through_ops_is_indexed_and_bad_values_index_as_empty(svc, store, ws, typed):
+def test_a_frontmatter_edit_through_ops_is_indexed_and_a_bad_value_is_refused_as_the_typed_api_refuses_it(
+        svc, store, ws, typed):
     _books(typed, ws)
     note = svc.notes.create(ws.owner, title="Dune").id
     typed.notes.apply(ws.owner, note, add=["Book"], properties={"Book.pages": 412})
@@ -267,9 +268,23 @@ def test_a_frontmatter_edit_through_ops_is_indexed_and_bad_values_index_as_empty
     big = {"type": "Book", "filters": [{"property": "Book.pages", "op": "gt", "value": 600}]}
     set_pages(700)
     assert typed.titles(ws.owner, big) == ["Dune"]
-    set_pages("lots")  # the person's text stays; the index cannot hold it
-    assert svc.notes.get(ws.owner, note).properties["Book.pages"] == "lots"
-    assert typed.titles(ws.owner, big) == []
+    frontier = svc.notes.get(ws.owner, note).frontier
+    with pytest.raises(ValidationFailed) as exc:
+        set_pages("lots")
+    assert _errors(exc) == {"properties.Book.pages": "type"}
+    kept = svc.notes.get(ws.owner, note)
+    assert (kept.frontier, kept.properties["Book.pages"]) == (frontier, 700), "the refused edit changed nothing"
+    assert typed.titles(ws.owner, big) == ["Dune"]
+
+
+def test_an_imported_value_its_property_cannot_hold_stays_in_the_note_and_indexes_as_empty(svc, ws, typed):
+    _books(typed, ws)
+    with pytest.raises(ValidationFailed) as exc:  # a person's new note: refused, as the typed API refuses it
+        svc.notes.create(ws.owner, title="Dune", types=["Book"], properties={"Book.pages": "lots"})
+    assert _errors(exc) == {"properties.Book.pages": "type"}
+    note = svc.notes.create(ws.owner, title="Dune", types=["Book"], properties={"Book.pages": "lots"}, inbound=True).id
+    assert svc.notes.get(ws.owner, note).properties["Book.pages"] == "lots"  # the archive's text, kept
+    assert typed.titles(ws.owner, {"type": "Book", "filters": [{"property": "Book.pages", "op": "gt", "value": 1}]}) == []
     assert typed.titles(ws.owner, {"type": "Book", "filters": [{"property": "Book.pages", "op": "has_not"}]}) == ["Dune"]
 
 
