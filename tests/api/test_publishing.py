@@ -7,12 +7,16 @@ from __future__ import annotations
 
 import re
 import secrets
+from datetime import datetime, timedelta
 
 import httpx
 
+from fastpad.deployment import open_deployment
+from fastpad.knowledge.trash import TrashService
 from fastpad.notes import new_id
 from tests.api.conftest import OWNER_EMAIL, Server
 from tests.api.helpers import assert_problem
+from tests.api.test_oauth import _connected
 
 AWS_KEY = "AKIA" + "QWERTYUIOPASDFGH"
 
@@ -69,7 +73,8 @@ def test_every_bearer_credential_is_refused(server: Server, signed_in: httpx.Cli
     note = create(signed_in, "---\ntitle: Not by a token\n---\n\nText.\n")
     everything = "notes:read,notes:write,notes:delete,notes:propose,turns:accept,export,search:read,schema:write"
     credentials = {"agent": server.mint(everything, "--label", "tests: publishing agent")["token"],
-                   "person's CLI": server.mint(everything, "--person", OWNER_EMAIL, "--label", "tests: cli")["token"]}
+                   "person's CLI": server.mint(everything, "--person", OWNER_EMAIL, "--label", "tests: cli")["token"],
+                   "OAuth-issued": _connected(server, "Publishing client")[2]["access_token"]}
     for name, token in credentials.items():
         with server.client(token) as client:
             for method in ("PUT", "DELETE"):
@@ -92,7 +97,8 @@ def test_unpublished_trashed_deleted_and_never_existing_read_the_same(
     assert signed_in.post(f"/v1/notes/{trashed['id']}/restore").status_code == 200
     signed_in.post(f"/v1/notes/{trashed['id']}/trash")
     cases = {"never published": never_published["id"], "unpublished": unpublished["id"],
-             "trashed": trashed["id"], "never existed": new_id(), "not an id": "not-an-id"}
+             "trashed": trashed["id"], "deleted": _published_then_purged(server, signed_in),
+             "never existed": new_id(), "not an id": "not-an-id"}
     answers = {name: anonymous(server, f"/n/{note_id}") for name, note_id in cases.items()}
     first = answers["never existed"]
     assert first.status_code == 404 and first.headers["content-type"] == "application/problem+json"
@@ -102,6 +108,19 @@ def test_unpublished_trashed_deleted_and_never_existing_read_the_same(
             404, first.content, {k: v for k, v in first.headers.items() if k != "date"}), name
     for path in ("/v1/public/notes/" + new_id(), "/v1/public/notes/" + trashed["id"]):
         assert anonymous(server, path).content == first.content
+
+
+def _published_then_purged(server: Server, signed_in: httpx.Client) -> str:
+    """A published note, trashed and then purged for good: its rows are gone, publication included."""
+    note = create(signed_in, "---\ntitle: Deleted for good\n---\n\nText.\n")
+    assert signed_in.put(f"/v1/notes/{note['id']}/publication").status_code == 200
+    trashed_at = datetime.fromisoformat(signed_in.post(f"/v1/notes/{note['id']}/trash").json()["trashed_at"])
+    with open_deployment(server.data_dir) as deployment:  # the retention pass, run as fp purge runs it
+        # "now" just after this note went to the trash, with no window: it is the newest note purged
+        purge = TrashService(deployment.store, retention=timedelta(0))
+        assert note["id"] in purge.purge_expired(server.workspace_id, now=trashed_at + timedelta(milliseconds=1)).purged
+    assert signed_in.get(f"/v1/notes/{note['id']}").status_code == 404
+    return note["id"]
 
 
 def test_the_owner_expands_a_placeholder_and_no_token_can(server: Server, signed_in: httpx.Client) -> None:
@@ -124,7 +143,8 @@ def test_the_owner_expands_a_placeholder_and_no_token_can(server: Server, signed
                    404, "not-found", server.base_url)
     everything = "notes:read,notes:write,notes:delete,notes:propose,turns:accept,export,search:read"
     for token in (server.mint(everything, "--label", "tests: reveal agent")["token"],
-                  server.mint(everything, "--person", OWNER_EMAIL, "--label", "tests: reveal cli")["token"]):
+                  server.mint(everything, "--person", OWNER_EMAIL, "--label", "tests: reveal cli")["token"],
+                  _connected(server, "Revealing client")[2]["access_token"]):
         with server.client(token) as client:
             refused = client.post(f"/v1/notes/{note['id']}/placeholders/reveal", json={"placeholder": placeholder})
             assert assert_problem(refused, 403, "policy-denied", server.base_url)["reason"] == "person_only"
