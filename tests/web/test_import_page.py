@@ -179,3 +179,37 @@ def test_the_tasks_demo_vault_lands_with_progress_and_a_complete_ledger(device: 
         embeds = graph.get(f"/v1/notes/{embedding['note_id']}/links").json()["outgoing"]
     target = next(r["note_id"] for r in imported if r["item"] == "Test Data/empty_yaml.md")
     assert [(e["type"], e["target"]["id"]) for e in embeds] == [("embeds", target)], "![[empty_yaml]] is an embed"
+
+
+def test_cancel_stops_a_running_import_and_its_ledger_still_names_every_item(device: Any, web_server: Server,  # noqa: F811
+                                                                             api: httpx.Client,  # noqa: F811
+                                                                             tmp_path: Path) -> None:
+    """Large enough (1,500 notes) that the click lands while notes are still landing."""
+    word = secrets.token_hex(3)
+    archive = tmp_path / "big.zip"
+    with zipfile.ZipFile(archive, "w") as zipped:
+        for i in range(1500):
+            zipped.writestr(f"big/Note {word} {i:04d}.md", f"Line {i} of a long vault.\n")
+    page = device().new_page()
+    page.goto(f"{web_server.base_url}/import")
+    page.get_by_label("Archive to import").set_input_files(str(archive))
+    with page.expect_response(lambda r: r.request.method == "POST" and r.url.endswith("/v1/imports")) as created:
+        page.get_by_role("button", name="Import", exact=True).click()
+    import_id = created.value.json()["id"]
+    page.wait_for_function(PROGRESS_BETWEEN)
+    cancel = page.get_by_role("button", name="Cancel")
+    cancel.click()
+    summary = page.locator(".import-summary")
+    summary.wait_for()
+    view = api.get(f"/v1/imports/{import_id}").json()
+    assert summary.get_attribute("data-status") == view["status"] == "cancelled"
+    assert summary.text_content() == view["summary"]["text"]
+
+    rows = whole_ledger(api, import_id, page_size=500)
+    notes = [r for r in rows if r["kind"] in NOTE_KINDS]
+    landed = [r for r in notes if r["status"] == "imported"]
+    assert len(notes) == 1500, "a cancelled import still accounts for every item"
+    assert landed and len(landed) < 1500 and {r["status"] for r in notes} == {"imported", "cancelled"}
+    assert api.get(f"/v1/notes/{landed[-1]['note_id']}").status_code == 200, "what committed stays"
+    page.get_by_label("Filter by reason").select_option("not-imported")
+    assert page.locator(".ledger tbody tr").count() == len(notes) - len(landed)

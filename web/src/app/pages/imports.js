@@ -89,8 +89,25 @@ function showUpload(status, file, sent) {
   fill(status, el("p", {}, `Uploading ${file.name}…`), bar(sent, file.size, "Uploaded"));
 }
 
-// Until the import ends: its progress, with a Cancel button while it runs.
+// Until the import ends: its progress, with a Cancel button while it runs. The button is made
+// once, not at every poll, so a click never lands on one being replaced; once pressed it says so
+// until the import stops after the batch in flight.
 async function follow(app, importId, status, closed) {
+  const said = el("p", {}, "Importing (starting)…");
+  const meter = bar(0, 1, "Imported");
+  const cancel = el("button", { type: "button" }, "Cancel");
+  cancel.addEventListener("click", async () => {
+    cancel.disabled = true;
+    cancel.textContent = "Cancelling…";
+    try {
+      await app.api.json("POST", `/v1/imports/${importId}/cancel`, { json: { idempotencyKey: idempotencyKey() } });
+    } catch (error) {
+      cancel.disabled = false;
+      cancel.textContent = "Cancel";
+      app.flash(explain(error, "The import could not be cancelled"));
+    }
+  });
+  fill(status, said, meter, cancel);
   for (;;) {
     const view = await app.api.json("GET", `/v1/imports/${importId}`);
     if (closed()) return view;
@@ -99,8 +116,9 @@ async function follow(app, importId, status, closed) {
       return view;
     }
     const { notes_done: done = 0, notes_total: total = 0, phase } = view.progress;
-    const cancel = el("button", { type: "button", onclick: () => app.api.json("POST", `/v1/imports/${importId}/cancel`, { json: { idempotencyKey: idempotencyKey() } }).catch((error) => app.flash(explain(error, "The import could not be cancelled"))) }, "Cancel");
-    fill(status, el("p", {}, total ? `Importing notes: ${done} of ${total}` : `Importing (${phase ?? "starting"})…`), bar(done, total || 1, "Imported"), cancel);
+    said.textContent = total ? `Importing notes: ${done} of ${total}` : `Importing (${phase ?? "starting"})…`;
+    meter.max = total || 1;
+    meter.value = done;
     await new Promise((resolve) => setTimeout(resolve, POLL_MS));
   }
 }
