@@ -95,6 +95,15 @@ def tasks_demo_zip(path: Path) -> tuple[Path, set[str]]:
     return path, items
 
 
+def start_import(page: Any, web_server: Server, archive: Path) -> str:
+    """Pick the archive on the Import page and press Import, as a person does: the import's id."""
+    page.goto(f"{web_server.base_url}/import")
+    page.get_by_label("Archive to import").set_input_files(str(archive))
+    with page.expect_response(lambda r: r.request.method == "POST" and r.url.endswith("/v1/imports")) as created:
+        page.get_by_role("button", name="Import", exact=True).click()
+    return created.value.json()["id"]
+
+
 # The shown progress bar, while it is strictly between empty and full: [value, max], else null.
 PROGRESS_BETWEEN = """() => {
   const bar = document.querySelector('.import-status progress[aria-label="Imported"]');
@@ -112,11 +121,7 @@ def test_the_tasks_demo_vault_lands_with_progress_and_a_complete_ledger(device: 
                                                                         tmp_path: Path) -> None:
     archive, items = tasks_demo_zip(tmp_path / "Tasks-Demo.zip")
     page = device().new_page()
-    page.goto(f"{web_server.base_url}/import")
-    page.get_by_label("Archive to import").set_input_files(str(archive))
-    with page.expect_response(lambda r: r.request.method == "POST" and r.url.endswith("/v1/imports")) as created:
-        page.get_by_role("button", name="Import", exact=True).click()
-    import_id = created.value.json()["id"]
+    import_id = start_import(page, web_server, archive)
 
     # The bar moves while notes land: a value strictly between 0 and the total is on screen, and
     # the notes it counts are already readable.
@@ -191,11 +196,7 @@ def test_cancel_stops_a_running_import_and_its_ledger_still_names_every_item(dev
         for i in range(1500):
             zipped.writestr(f"big/Note {word} {i:04d}.md", f"Line {i} of a long vault.\n")
     page = device().new_page()
-    page.goto(f"{web_server.base_url}/import")
-    page.get_by_label("Archive to import").set_input_files(str(archive))
-    with page.expect_response(lambda r: r.request.method == "POST" and r.url.endswith("/v1/imports")) as created:
-        page.get_by_role("button", name="Import", exact=True).click()
-    import_id = created.value.json()["id"]
+    import_id = start_import(page, web_server, archive)
     page.wait_for_function(PROGRESS_BETWEEN)
     cancel = page.get_by_role("button", name="Cancel")
     cancel.click()
