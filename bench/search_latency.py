@@ -50,6 +50,10 @@ from fastpad.search.embeddings import l2_normalize  # noqa: E402
 from fastpad.search.fusion import DENSE, GRAPH, LEXICAL, RECENCY, STRATEGIES  # noqa: E402
 from fastpad.search.query import parse_query  # noqa: E402
 from fastpad.search.setup import build_search  # noqa: E402
+from fastpad.knowledge.trust import AGENT_DEFAULT_FLOOR, TrustFloor  # noqa: E402
+from fastpad.notes import new_id  # noqa: E402
+from fastpad.security.principals import Principal  # noqa: E402
+from fastpad.security.scopes import NOTES_READ, SEARCH_READ  # noqa: E402
 from fastpad.store import utcnow  # noqa: E402
 
 TARGET_P95_MS = 25.0
@@ -71,7 +75,9 @@ def texts(corpus: Path) -> tuple[list[str], list[str], str]:
     return paragraphs, [" ".join(rng.choice(words) for _ in range(4)) for _ in range(50)], "synthetic prose"
 
 
-def build(deployment, notes: int, per_note: int, paragraphs: list[str]) -> float:
+def build(deployment, notes: int, per_note: int, paragraphs: list[str], *, imported_share: float = 0.0) -> float:
+    """``imported_share`` of the notes are written as an import writes them (``inbound_untrusted``:
+    below an agent's default floor), spread evenly through the workspace."""
     owner = deployment.operator_principal()
     rng = random.Random(11)
     started = time.perf_counter()
@@ -83,7 +89,8 @@ def build(deployment, notes: int, per_note: int, paragraphs: list[str]) -> float
             cursor += 1
         a, b = rng.randrange(notes), rng.randrange(notes)
         blocks.append(Block(None, "paragraph", f"Related: [[Note {a}]] and [[Note {b}]]."))
-        deployment.notes.create(owner, title=f"Note {n}", blocks=blocks)
+        imported = (n * imported_share) % 1 + imported_share >= 1  # every 1/share-th note, evenly
+        deployment.notes.create(owner, title=f"Note {n}", blocks=blocks, inbound=imported)
         if n and n % 1000 == 0:
             print(f"  {n} notes, {time.perf_counter() - started:.0f} s", file=sys.stderr, flush=True)
     return time.perf_counter() - started
@@ -105,18 +112,42 @@ def synthetic_vectors(deployment, worker) -> int:
         stored += len(batch)
 
 
-def measure(service, owner, queries: list[str], strategies: list[str], passes: int) -> dict:
+def measure(service, owner, queries: list[str], strategies: list[str], passes: int, floor: str | None = None) -> dict:
     for query in queries:  # warm: page cache, SQLite cache, in-memory index loaded
-        service.search(owner, query, limit=10, strategies=strategies)
-    samples, per_strategy = [], {name: [] for name in strategies}
+        service.search(owner, query, limit=10, strategies=strategies, floor=floor)
+    samples, per_strategy, found = [], {name: [] for name in strategies}, []
     for _ in range(passes):
         for query in queries:
             started = time.perf_counter()
-            results = service.search(owner, query, limit=10, strategies=strategies)
+            results = service.search(owner, query, limit=10, strategies=strategies, floor=floor)
             samples.append((time.perf_counter() - started) * 1000)
             for name in strategies:
                 per_strategy[name].append(results.timings_ms.get(name, 0.0))
-    return {"total": percentiles(samples), **{name: percentiles(v) for name, v in per_strategy.items()}}
+            found.append(len(results.hits))
+    return {"total": percentiles(samples), **{name: percentiles(v) for name, v in per_strategy.items()},
+            "hits_per_query_mean": round(sum(found) / len(found), 2)}
+
+
+def floors(notes: int, per_note: int, paragraphs: list[str], workloads: dict[str, list[str]], passes: int,
+           imported_share: float) -> dict:
+    """A workspace most of whose text is below an agent's default floor (an imported vault beside a
+    person's own notes), searched by an agent at its default floor and at ``floor=all``."""
+    with tempfile.TemporaryDirectory(prefix="fastpad-search-floors-") as tmp:
+        data_dir = Path(tmp) / "data"
+        init_deployment(data_dir, owner_password="bench-owner-password")
+        deployment = open_deployment(data_dir)
+        try:
+            build_s = build(deployment, notes, per_note, paragraphs, imported_share=imported_share)
+            service, _ = build_search(deployment.store, {"provider": "none"})
+            agent = Principal(deployment.workspace_id, "agent", new_id(), new_id(), frozenset({SEARCH_READ, NOTES_READ}))
+            strategies = [LEXICAL, GRAPH, RECENCY]
+            measured = {name: {floor or f"default ({AGENT_DEFAULT_FLOOR.value})":
+                               measure(service, agent, queries, strategies, passes, floor)
+                               for floor in (None, TrustFloor.ALL.value)} for name, queries in workloads.items()}
+        finally:
+            deployment.close()
+    return {"notes": notes, "imported_share": imported_share, "build_s": round(build_s, 1),
+            "strategies": strategies, "ms": measured}
 
 
 def main() -> None:
@@ -125,6 +156,8 @@ def main() -> None:
     parser.add_argument("--blocks-per-note", type=int, default=10)
     parser.add_argument("--passes", type=int, default=3)
     parser.add_argument("--corpus", type=Path, default=DEFAULT_BEIR)
+    parser.add_argument("--imported-share", type=float, default=0.9,
+                        help="the share of notes below an agent's floor in the floor workload")
     args = parser.parse_args()
 
     paragraphs, long_queries, source = texts(args.corpus)
@@ -156,6 +189,7 @@ def main() -> None:
             load_after = os.getloadavg()
         finally:
             deployment.close()
+    below_floor = floors(args.notes, args.blocks_per_note, paragraphs, workloads, args.passes, args.imported_share)
 
     figures = {
         "backend": "sqlite",
@@ -174,6 +208,7 @@ def main() -> None:
                      "vectors_are": "random unit vectors per chunk digest; the query is embedded by the real model"},
         "all_four_ms": everything,
         "load_average_1m_before_after": [round(load_before[0], 2), round(load_after[0], 2)],
+        "agent_floor_over_mostly_imported_text": below_floor,
     }
     targets = {"lexical_graph_recency_p95_ms_under": TARGET_P95_MS,
                **{f"met_{name}": measured["total"]["p95_ms"] < TARGET_P95_MS for name, measured in without_dense.items()}}

@@ -61,6 +61,7 @@ class StrategyHit:
     matched_terms: tuple[str, ...] = ()  # lexical: which query terms/phrases matched
     graph_path: tuple[str, ...] = ()  # graph: how it was reached, e.g. (seed note, edge, note)
     snippet: str | None = None
+    names_it: bool = False  # lexical: the whole query is this note's title or one of its aliases
 
 
 @dataclass(frozen=True)
@@ -99,6 +100,7 @@ class Explanation:
     graph_path: tuple[str, ...] = ()
     penalties: tuple[Penalty, ...] = ()
     superseded_by: str | None = None
+    title_match: bool = False  # the query is the note's title or an alias: it ranks first
 
     def to_dict(self) -> dict:
         """JSON-ready (tuples become lists). Written out rather than ``asdict``,
@@ -110,6 +112,7 @@ class Explanation:
             "graph_path": list(self.graph_path),
             "penalties": [dict(vars(p)) for p in self.penalties],
             "superseded_by": self.superseded_by,
+            "title_match": self.title_match,
         }
 
 
@@ -142,6 +145,7 @@ def collapse_by_note(hits: Iterable[StrategyHit]) -> list[StrategyHit]:
             matched_terms=_union(first.matched_terms, hit.matched_terms),
             graph_path=first.graph_path or hit.graph_path,
             snippet=first.snippet or hit.snippet,
+            names_it=first.names_it or hit.names_it,
         )
     return list(merged.values())
 
@@ -171,11 +175,14 @@ class Fusion:
 
     def __init__(self, lists: Sequence[RankedList], weights: Mapping[str, float], *, k: int = RRF_K) -> None:
         self.contributions, self.firsts = _contributions(lists, weights, k)
+        # A note the whole query names (lexical's title or alias match) is what was asked for
+        # by name: it ranks first, whatever its neighbours' shares.
+        self.named = frozenset(n for n, hits in self.firsts.items() if any(h.names_it for h in hits.values()))
 
     def order(self, penalties: Mapping[str, Sequence[Penalty]] | None = None) -> list[tuple[str, float]]:
         """(note id, fused score) in :meth:`hits`' order, without building explanations."""
         return _ordered(self.contributions,
-                        {n: list(p) for n, p in (penalties or {}).items() if n in self.contributions})
+                        {n: list(p) for n, p in (penalties or {}).items() if n in self.contributions}, self.named)
 
     def hits(
         self,
@@ -201,7 +208,7 @@ class Fusion:
                 found.append(Penalty(f"superseded by {successor}", superseded_penalty))
             if found:
                 applied[note_id] = found
-        ordered = _ordered(contributions, applied)
+        ordered = _ordered(contributions, applied, self.named)
         if limit is not None:
             ordered = ordered[: max(0, limit)]
         out = []
@@ -215,6 +222,7 @@ class Fusion:
                 graph_path=next((h.graph_path for h in hits if h.graph_path), ()),
                 penalties=tuple(applied.get(note_id, ())),
                 superseded_by=superseded_by.get(note_id),
+                title_match=note_id in self.named,
             )
             out.append(FusedHit(note_id=note_id, rank=rank, score=total,
                                 block_ids=_union(*(h.block_ids for h in hits)),
@@ -244,15 +252,16 @@ def _contributions(
     return contributions, firsts
 
 
-def _ordered(contributions: Mapping[str, list[Contribution]], penalties: Mapping[str, list[Penalty]]) -> list[tuple[str, float]]:
+def _ordered(contributions: Mapping[str, list[Contribution]], penalties: Mapping[str, list[Penalty]],
+             named: frozenset[str] = frozenset()) -> list[tuple[str, float]]:
     scored = []
     for note_id, parts in contributions.items():
         total = sum(c.rrf for c in parts)
         for penalty in penalties.get(note_id, ()):
             total *= penalty.factor
-        scored.append(((-total, min(c.rank for c in parts), -len(parts), note_id), total))
+        scored.append(((note_id not in named, -total, min(c.rank for c in parts), -len(parts), note_id), total))
     scored.sort(key=lambda item: item[0])
-    return [(key[3], total) for key, total in scored]
+    return [(key[-1], total) for key, total in scored]
 
 
 def _union(*groups: Iterable[str]) -> tuple[str, ...]:

@@ -16,6 +16,7 @@ from __future__ import annotations
 from datetime import datetime, timedelta
 
 from fastpad.knowledge.trust import ASSERTED, INFERRED, edge_walkable
+from fastpad.knowledge.wikilinks import title_key
 from fastpad.search.fusion import GRAPH, LEXICAL, RECENCY, RankedList, StrategyHit, collapse_by_note
 from fastpad.search.hybrid import SearchRequest
 from fastpad.search.query import lexical_match
@@ -28,7 +29,10 @@ class LexicalStrategy:
 
     The query is one OR of the user's terms with quoted phrases required
     (``query.py``); blocks are ranked, then each note keeps its best block's
-    rank with up to ``blocks_per_note`` matching blocks as anchors."""
+    rank with up to ``blocks_per_note`` matching blocks as anchors. A note the
+    whole query names — its title or an alias, as a wikilink would resolve it —
+    comes first, whether or not its text holds the words (``names_it``: fusion
+    ranks it first too), if the caller may see it and some of its text."""
 
     name = LEXICAL
 
@@ -42,11 +46,23 @@ class LexicalStrategy:
                                                 limit=request.depth * self.blocks_per_note)
         per_note: dict[str, int] = {}
         hits = []
+        named = self._named(tx, request)
+        if named is not None:
+            hits.append(StrategyHit(note_id=named, score=max((b.score for b in blocks), default=0.0), names_it=True))
         for block in blocks:
             if per_note.get(block.note_id, 0) < self.blocks_per_note:
                 per_note[block.note_id] = per_note.get(block.note_id, 0) + 1
                 hits.append(StrategyHit(note_id=block.note_id, score=block.score, block_ids=(block.block_id,)))
         return RankedList(self.name, tuple(collapse_by_note(hits)[: request.depth]))
+
+    @staticmethod
+    def _named(tx: WorkspaceTx, request: SearchRequest) -> str | None:
+        key = title_key(request.text)
+        note_id = tx.links.resolve([key]).get(key) if key else None
+        if note_id is None:
+            return None
+        return note_id if tx.search_index.visible_notes([note_id], request.context["filter"],
+                                                        with_admitted_text=True) else None
 
 
 class GraphStrategy:

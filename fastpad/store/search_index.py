@@ -342,9 +342,14 @@ class SearchIndex:
             ).fetchall()
             return [BlockHit(r[0], r[1], float(r[2])) for r in rows]
         # FTS5 ranks every match in C; joining each to its block and note first cost
-        # three times as much. So rank in the index alone, then join and filter the
-        # best `window`, widening until `limit` pass or the matches run out: the
-        # same rows as filtering before ranking, at a fraction of the work.
+        # three times as much. So rank in the index alone — where the workspace and the
+        # floor already hold (`_scoped_match`) — then join and filter the best `window`
+        # by what the index cannot know (trash, archive, note set), widening until
+        # `limit` pass or the matches run out: the same rows as filtering before
+        # ranking, at a fraction of the work.
+        if flt.allowed_provenance is not None and not flt.allowed_provenance:
+            return []
+        match = _scoped_match(match, self.workspace_id, flt.allowed_provenance)
         window = limit + max(50, limit // 4)  # room for what the filter drops
         shards = self._rowid_shards()
         while True:
@@ -385,7 +390,7 @@ class SearchIndex:
         # One bm25 call per row: ordering by a different expression than the one
         # selected (say, -bm25) would score every match twice.
         found = self._tx.fan_out(
-            "SELECT rowid, bm25(blocks_fts) AS lower_is_better FROM blocks_fts WHERE blocks_fts MATCH ?"
+            "SELECT rowid, bm25(blocks_fts, 1.0, 0.0) AS lower_is_better FROM blocks_fts WHERE blocks_fts MATCH ?"
             " AND rowid BETWEEN ? AND ?"
             " ORDER BY lower_is_better LIMIT ?",
             [(match, low, high, window) for low, high in shards],
@@ -500,6 +505,20 @@ class SearchIndex:
 
 
 _PAIR_SQL = "(b.origin || '|' || b.review_state)"
+
+
+def _scoped_match(match: str, workspace_id: str, allowed: frozenset[tuple[str, str]] | None) -> str:
+    """The FTS5 query for ``match`` over block text, limited to the workspace's blocks and,
+    when ``allowed`` is given, to blocks of those (origin, review state) pairs: the tokens
+    of ``blocks.scope`` (migration 17), spelled the way its generated column spells them."""
+    scoped = f"text : ({match}) AND scope : {_scope_token('w', workspace_id)}"
+    if allowed is not None:
+        scoped += " AND scope : (" + " OR ".join(_scope_token("p", f"{o}|{r}") for o, r in sorted(allowed)) + ")"
+    return scoped
+
+
+def _scope_token(kind: str, value: str) -> str:
+    return f"{kind}{value.encode().hex()}0"  # hex(): the column's spelling (the tokenizer folds case)
 
 
 def _pairs(allowed: Iterable[tuple[str, str]]) -> list[str]:

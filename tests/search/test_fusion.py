@@ -11,6 +11,7 @@ from fastpad.search.fusion import (
     QUERY_WEIGHTS,
     RECENCY,
     RRF_K,
+    Fusion,
     Penalty,
     RankedList,
     StrategyHit,
@@ -79,7 +80,7 @@ def test_every_hit_explains_itself():
     n2 = next(h for h in hits if h.note_id == "n2")
     assert n2.explanation.penalties == (Penalty("stale", 0.9),) and n2.explanation.superseded_by is None
     d = n1.to_dict()
-    assert set(d["explanation"]) == {"query_kind", "contributions", "matched_terms", "graph_path", "penalties", "superseded_by"}
+    assert set(d["explanation"]) == {"query_kind", "contributions", "matched_terms", "graph_path", "penalties", "superseded_by", "title_match"}
 
 
 def test_a_superseded_note_is_demoted_below_its_equal_and_names_its_successor():
@@ -168,3 +169,13 @@ def test_a_failing_strategy_is_left_out_and_named_and_supersession_is_looked_up(
     assert results.unavailable[GRAPH] == "not configured"
     assert results.hits[0].note_id == "b" and results.hits[1].explanation.superseded_by == "b"
     assert results.strategies[LEXICAL][0].note_id == "a"
+
+
+def test_a_note_the_query_names_ranks_first_whatever_the_other_shares():
+    lexical = RankedList(LEXICAL, (StrategyHit("linked", 9.0), StrategyHit("named", 1.0, names_it=True)))
+    graph = RankedList(GRAPH, (StrategyHit("linked", 1.0), StrategyHit("other", 0.5)))
+    hits = fuse([lexical, graph], QUERY_WEIGHTS["name"], query_kind="name")
+    assert [h.note_id for h in hits] == ["named", "linked", "other"]
+    assert [h.explanation.title_match for h in hits] == [True, False, False]
+    assert hits[0].score < hits[1].score, "its score is still its own: only its place is decided by the name"
+    assert [n for n, _ in Fusion([lexical, graph], QUERY_WEIGHTS["name"]).order()] == ["named", "linked", "other"]

@@ -136,6 +136,29 @@ def test_a_credential_limited_to_some_notes_finds_nothing_else(svc, ws, engine):
     assert set(ids(everyone)) == {inside.id, outside.id}
 
 
+def test_a_query_that_is_a_notes_title_or_alias_finds_that_note_first(store, svc, ws):
+    """Without embeddings a name query used to rank the note that links to "Falcon" above Falcon
+    itself (graph leans on what is attached to a name); the note the query names comes first."""
+    service = SearchService(store, clock=svc.clock)
+    falcon = note(svc, ws.owner, "Falcon", "The spring launch of the new app.")
+    budget = note(svc, ws.owner, "Budget", "Costs for [[Falcon]] this quarter.", "Falcon needs two more weeks.")
+    note(svc, ws.owner, "Launch checklist", "Falcon ships when [[Budget]] is signed off.")
+    results = service.search(ws.owner, "Falcon")
+    assert results.query_kind == "name" and ids(results)[0] == falcon.id and budget.id in ids(results)
+    first = results.hits[0].explanation
+    assert first["title_match"] is True and first["contributions"][0]["strategy"] in (LEXICAL, GRAPH)
+    assert not any(hit.explanation["title_match"] for hit in results.hits[1:])
+    assert results.hits[0].anchors, "a note found by its title points at its first text"
+    svc.notes.rename(ws.owner, falcon.id, "Falcon app")  # the old title stays an alias
+    assert ids(service.search(ws.owner, "falcon"))[0] == falcon.id
+    assert ids(service.search(ws.owner, "FALCON   APP"))[0] == falcon.id
+    # Named, but below an agent's floor: an agent is not shown it by its title either.
+    clip = note(svc, replace(ws.owner, origin=Origin.INBOUND_UNTRUSTED), "Heron", "A clipped page.")
+    reader = agent(svc, ws, scopes="search:read")
+    assert clip.id not in ids(service.search(reader, "Heron"))
+    assert ids(service.search(ws.owner, "Heron")) == [clip.id]
+
+
 def test_agent_text_nobody_reviewed_and_untrusted_imports_are_below_an_agents_floor(svc, ws, engine):
     writer = agent(svc, ws, scopes="notes:write", auto_apply=True)  # an agent creates notes only under auto-apply
     drafted = note(svc, writer, "Draft", "Tidal energy estimates, drafted by an agent.")
@@ -182,7 +205,7 @@ def test_every_hit_explains_itself(svc, ws, engine):
     assert "Eviction uses LRU" in top.snippet and len(top.snippet) <= 202
     explanation = top.explanation
     assert set(explanation) == {"query_kind", "contributions", "matched_terms", "graph_path", "penalties",
-                                "superseded_by"}
+                                "superseded_by", "title_match"}
     by = {c["strategy"]: c for c in explanation["contributions"]}
     assert {LEXICAL, DENSE, RECENCY} <= set(by)
     assert by[LEXICAL]["rank"] == 1 and by[LEXICAL]["score"] > 0 and 0 < by[DENSE]["score"] <= 1

@@ -52,6 +52,7 @@ class ExplanationOut(BaseModel):
     graph_path: list[str] = Field(description="seed note, edge (type:direction), note reached; empty if not by graph")
     penalties: list[PenaltyOut]
     superseded_by: str | None
+    title_match: bool = Field(description="the query is this note's title or an alias, so it ranks first")
 
 
 class SearchHitOut(BaseModel):

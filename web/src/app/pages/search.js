@@ -48,6 +48,7 @@ function result(hit) {
     el("details", { class: "why" },
       el("summary", {}, "Why this result"),
       el("ul", {},
+        why.title_match ? el("li", {}, "Its title is what you searched for, so it comes first") : null,
         ...why.contributions.map((c) => el("li", {}, `${c.strategy}: rank ${c.rank} (adds ${c.rrf.toFixed(4)})`)),
         why.matched_terms.length ? el("li", {}, `Matched: ${why.matched_terms.join(", ")}`) : null,
         why.graph_path.length ? el("li", {}, `Reached through links: ${why.graph_path.join(" → ")}`) : null,
