@@ -135,13 +135,23 @@ class PeopleService:
         assert person is not None
         return PersonInfo(person.id, person.email, person.display_name, role, workspace_id, person.created_at)
 
-    def set_password(self, workspace_id: str, person_id: str, password: str) -> None:
+    def set_password(self, workspace_id: str, person_id: str, password: str) -> int:
+        """A new password (an operator's reset: the old one was forgotten or seen). It signs the
+        person out everywhere: every web session they hold, in every workspace, ends, so a
+        session someone else took with the old password goes with it. CLI tokens are
+        credentials of their own and stay (revoke them one by one). Returns how many ended."""
         _check_password(password)
         password_hash = self.hasher.hash(password)
+        now = self.clock()
         with self.store.write(workspace_id) as tx:
             if tx.member(person_id) is None:
                 raise NotFound(detail=f"person {person_id} not found")
             tx.set_password_hash(person_id, password_hash)
+        ended = 0
+        for workspace, _ in self.store.memberships(person_id):
+            with self.store.write(workspace.id) as tx:
+                ended += tx.end_sessions_of(person_id, now)
+        return ended
 
     def remove_member(self, workspace_id: str, person_id: str) -> None:
         """Take a person out of a workspace: their sessions and CLI tokens there stop working."""

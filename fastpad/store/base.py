@@ -423,6 +423,14 @@ class WorkspaceTx:
             (self._d.ts(at), self.workspace_id, session_id),
         )
 
+    def end_sessions_of(self, person_id: str, at: datetime) -> int:
+        """End every open session the person holds in this workspace; how many were open."""
+        self._w()
+        return self._x(
+            "UPDATE web_sessions SET ended_at = ? WHERE workspace_id = ? AND person_id = ? AND ended_at IS NULL",
+            (self._d.ts(at), self.workspace_id, person_id),
+        ).rowcount or 0
+
     # ------------------------------------------------------------------ notes: reads
 
     _NOTE_COLUMNS = "id, title, types, properties, frontier, op_seq, archived_at, trashed_at, created_at, updated_at"

@@ -90,14 +90,22 @@ def test_purge_removes_the_expired_trash_now(tmp_path):
     assert again.stdout.startswith("Purged 0 note(s)")
 
 
-def test_user_set_password_reads_stdin_generates_on_request_and_names_a_stranger(deployment):
+def test_user_set_password_reads_stdin_generates_on_request_signs_out_and_names_a_stranger(deployment):
     data_dir, init = deployment
     from fastpad.deployment import open_deployment
+    from fastpad.errors import Unauthenticated
 
+    with open_deployment(data_dir) as deployment:  # the owner signed in twice: a laptop, and a stolen cookie
+        owner = deployment.people.principal_for(deployment.workspace_id, init["owner_id"])
+        sessions = [deployment.people.create_session(owner)[0] for _ in range(2)]
     set_from_stdin = subprocess.run([FP, "user", "set-password", "--data-dir", data_dir, "--json"],
                                     input="correct horse battery\n", capture_output=True, text=True, timeout=60)
     assert set_from_stdin.returncode == 0, set_from_stdin.stderr
-    assert json.loads(set_from_stdin.stdout) == {"email": init["owner_email"], "password": None}
+    assert json.loads(set_from_stdin.stdout) == {"email": init["owner_email"], "password": None, "sessions_ended": 2}
+    with open_deployment(data_dir) as deployment:
+        for session in sessions:
+            with pytest.raises(Unauthenticated):
+                deployment.people.session_principal(session)
     generated = json.loads(run_fp("user", "set-password", "--data-dir", data_dir, init["owner_email"], "--generate",
                                   "--json").stdout)["password"]
     with open_deployment(data_dir) as deployment:

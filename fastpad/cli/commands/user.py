@@ -47,12 +47,13 @@ def set_password(data_dir: Path, email: str | None, generate: bool) -> None:
                        lambda p: out.text(f"Would set the password of {p['email']}"))
             return
         password = secrets.token_urlsafe(12) if generate else _read_password()
-        deployment.people.set_password(deployment.workspace_id, person.id, password)
+        ended = deployment.people.set_password(deployment.workspace_id, person.id, password)
     finally:
         deployment.close()
-    payload = {"email": person.email, "password": password if generate else None}
+    payload = {"email": person.email, "password": password if generate else None, "sessions_ended": ended}
     out.result(payload, lambda p: out.text(
-        f"Password of {p['email']} set" + (f": {p['password']}   (generated; shown once)" if p["password"] else "")))
+        f"Password of {p['email']} set" + (f": {p['password']}   (generated; shown once)" if p["password"] else "")
+        + f"; {p['sessions_ended']} web session(s) signed out"))
 
 
 def _read_password() -> str:
