@@ -14,6 +14,12 @@ What a test here gets:
 * ``context`` (per test) — a fresh browser context (no cookies), 1280×800, closed after.
 * ``signed_in`` (per test) — a page of ``context`` signed in as the owner through the
   ``/signin`` form, by typing and clicking (``sign_in`` does the same for any page).
+* ``session_state`` (module) — one real sign-in through the form, its storage state shared by
+  ``device``; ``device`` (per test) — a factory of signed-in contexts (several devices of one
+  person), failing the test if a page threw or logged an error of its own;
+* ``api`` (module) — an httpx client with the owner's token, for reading outcomes;
+  ``tests/web/helpers.py`` holds what tests do with it and with pages (create a note, open it,
+  wait until it is saved, read its blocks).
 * ``screenshot(page, name)`` — a full-page PNG in ``build/screenshots/`` (an artifact,
   never committed).
 
@@ -27,11 +33,12 @@ browser always comes from 127.0.0.1: keep real sign-ins to one per test that nee
 from __future__ import annotations
 
 import os
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 from urllib.parse import quote
 
+import httpx
 import pytest
 
 from tests.api.conftest import Server, start_server, stop
@@ -93,6 +100,47 @@ def signed_in(context: BrowserContext, web_server: Server) -> Page:
     page.goto(f"{web_server.base_url}/signin")
     sign_in(page, web_server)
     return page
+
+
+@pytest.fixture(scope="module")
+def session_state(browser: Browser, web_server: Server) -> dict:
+    """One real sign-in through the form; every context of this module reuses its session."""
+    context = browser.new_context(viewport=VIEWPORT)
+    page = context.new_page()
+    page.goto(f"{web_server.base_url}/signin?next=/")
+    sign_in(page, web_server)
+    page.wait_for_selector(".sidebar")
+    state = context.storage_state()
+    context.close()
+    return state
+
+
+@pytest.fixture
+def device(browser: Browser, session_state: dict) -> Iterator[Callable[..., BrowserContext]]:
+    """A factory of signed-in browser contexts (devices), closed after the test. A test fails
+    if a page threw or logged an error of its own (a refused request's log line is the
+    browser's, and expected where a test provokes one)."""
+    opened, errors = [], []
+
+    def open_device(**options: Any) -> BrowserContext:
+        context = browser.new_context(viewport=options.pop("viewport", VIEWPORT), storage_state=session_state, **options)
+        context.set_default_timeout(ACTION_TIMEOUT_MS)
+        context.on("weberror", lambda error: errors.append(str(error.error)))
+        context.on("console", lambda message: message.type == "error"
+                   and not message.text.startswith("Failed to load resource") and errors.append(message.text))
+        opened.append(context)
+        return context
+
+    yield open_device
+    for context in opened:
+        context.close()
+    assert errors == [], errors
+
+
+@pytest.fixture(scope="module")
+def api(web_server: Server) -> Iterator[httpx.Client]:
+    with web_server.client(web_server.token("owner")) as client:
+        yield client
 
 
 def sign_in(page: Page, server: Server, *, password: str | None = None) -> None:

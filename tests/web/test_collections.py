@@ -20,7 +20,7 @@ import pytest
 
 from tests.api.conftest import Server
 from tests.web.conftest import screenshot
-from tests.web.test_editor import api, create_note, device, session_state  # noqa: F401  (fixtures)
+from tests.web.helpers import create_note
 
 PHONE = {"viewport": {"width": 390, "height": 844}, "color_scheme": "dark", "is_mobile": True, "has_touch": True}
 
@@ -70,7 +70,7 @@ def wait_layout(page: Any, layout: str, scope: str = "") -> None:
 
 
 def test_a_view_made_on_the_page_shows_six_layouts_and_a_board_drag_writes_the_property(
-        device: Any, web_server: Server, schemer: httpx.Client) -> None:  # noqa: F811
+        device: Any, web_server: Server, schemer: httpx.Client) -> None:
     task = define(schemer, "Task", [
         {"name": "status", "kind": "select", "options": ["todo", "doing", "done"]},
         {"name": "points", "kind": "number"}, {"name": "due", "kind": "date"}, {"name": "end", "kind": "date"}])
@@ -145,7 +145,7 @@ def test_a_view_made_on_the_page_shows_six_layouts_and_a_board_drag_writes_the_p
     screenshot(page, "collection-table-filtered")
 
 
-def test_a_calendar_and_a_timeline_read_and_show_only_their_window(device: Any, web_server: Server,  # noqa: F811
+def test_a_calendar_and_a_timeline_read_and_show_only_their_window(device: Any, web_server: Server,
                                                                    schemer: httpx.Client) -> None:
     event = define(schemer, "Event", [{"name": "start", "kind": "date"}, {"name": "end", "kind": "date"}])
     feb = typed_note(schemer, event, "February offsite", {"start": "2025-02-10", "end": "2025-02-12"})
@@ -194,7 +194,7 @@ def test_a_calendar_and_a_timeline_read_and_show_only_their_window(device: Any, 
     screenshot(page, "collection-timeline-window")
 
 
-def test_a_view_embedded_in_a_note_is_the_view_the_sidebar_opens(device: Any, web_server: Server,  # noqa: F811
+def test_a_view_embedded_in_a_note_is_the_view_the_sidebar_opens(device: Any, web_server: Server,
                                                                   schemer: httpx.Client) -> None:
     book = define(schemer, "Book", [{"name": "status", "kind": "select", "options": ["to read", "reading", "read"]},
                                     {"name": "pages", "kind": "number"}])
@@ -258,7 +258,7 @@ def test_a_view_embedded_in_a_note_is_the_view_the_sidebar_opens(device: Any, we
         "blocks"]] == [("code", "fastpad-collection", view["id"])]
 
 
-def test_on_a_phone_in_dark_mode_a_board_and_a_calendar_fit(device: Any, web_server: Server,  # noqa: F811
+def test_on_a_phone_in_dark_mode_a_board_and_a_calendar_fit(device: Any, web_server: Server,
                                                             schemer: httpx.Client) -> None:
     chore = define(schemer, "Chore", [{"name": "state", "kind": "select", "options": ["open", "doing", "closed"]},
                                       {"name": "on", "kind": "date"}])

@@ -11,125 +11,21 @@ from __future__ import annotations
 import base64
 import re
 import time
-from collections.abc import Iterator
 from typing import Any
 
 import httpx
 import pytest
-from loro import ExportMode, LoroDoc, VersionVector
+from loro import ExportMode, LoroDoc
 
 from tests.api.conftest import Server
 from tests.web.conftest import ACTION_TIMEOUT_MS, VIEWPORT, screenshot, sign_in
+from tests.web.helpers import (block_texts, click_end_of_block, create_note, op_log_atoms, open_note, screen_ids,
+                               server_blocks, server_markdown, wait_saved)
 
 pytestmark = pytest.mark.filterwarnings("ignore::DeprecationWarning")
 
 ANCHOR = re.compile(r"\{#[0-9A-HJKMNP-TV-Z]{26}\}")
 MOD = "Control"  # Chromium on Linux: the editor's shortcuts use Ctrl
-
-
-# ---------------------------------------------------------------------- fixtures and helpers
-
-
-@pytest.fixture(scope="module")
-def session_state(browser: Any, web_server: Server) -> dict:
-    """One real sign-in through the form; every context of this module reuses its session."""
-    context = browser.new_context(viewport=VIEWPORT)
-    page = context.new_page()
-    page.goto(f"{web_server.base_url}/signin?next=/")
-    sign_in(page, web_server)
-    page.wait_for_selector(".sidebar")
-    state = context.storage_state()
-    context.close()
-    return state
-
-
-@pytest.fixture
-def device(browser: Any, session_state: dict) -> Iterator[Any]:
-    """A factory of signed-in browser contexts (devices), closed after the test. A test fails
-    if a page threw or logged an error of its own (a refused request's log line is the
-    browser's, and expected where a test provokes one)."""
-    opened, errors = [], []
-
-    def open_device(**options: Any) -> Any:
-        context = browser.new_context(viewport=options.pop("viewport", VIEWPORT), storage_state=session_state, **options)
-        context.set_default_timeout(ACTION_TIMEOUT_MS)
-        context.on("weberror", lambda error: errors.append(str(error.error)))
-        context.on("console", lambda message: message.type == "error"
-                   and not message.text.startswith("Failed to load resource") and errors.append(message.text))
-        opened.append(context)
-        return context
-
-    yield open_device
-    for context in opened:
-        context.close()
-    assert errors == [], errors
-
-
-@pytest.fixture(scope="module")
-def api(web_server: Server) -> Iterator[httpx.Client]:
-    with web_server.client(web_server.token("owner")) as client:
-        yield client
-
-
-def create_note(api: httpx.Client, markdown: str = "", title: str = "") -> str:
-    response = api.post("/v1/notes", json={"title": title, "markdown": markdown})
-    assert response.status_code == 201, response.text
-    return response.json()["id"]
-
-
-def server_markdown(api: httpx.Client, note_id: str) -> str:
-    response = api.get(f"/v1/notes/{note_id}", headers={"accept": "text/markdown"})
-    assert response.status_code == 200, response.text
-    return response.text
-
-
-def server_blocks(api: httpx.Client, note_id: str) -> list[dict]:
-    return api.get(f"/v1/notes/{note_id}").json()["blocks"]
-
-
-def open_note(context: Any, server: Server, note_id: str) -> Any:
-    page = context.new_page()
-    page.goto(f"{server.base_url}/notes/{note_id}")
-    page.wait_for_selector(".editor .block .text")
-    wait_saved(page)
-    return page
-
-
-def wait_saved(page: Any) -> None:
-    """Until the top bar says Saved and nothing typed here is waiting for the server."""
-    try:
-        page.wait_for_function("() => document.querySelector('.sync-status')?.dataset.state === 'saved'"
-                               " && window.fastpad?.page?.sync?.hasUnsent === false")
-    except Exception as timeout:  # name what the page was stuck on: a bare timeout says nothing
-        stuck = page.evaluate("""() => { const s = window.fastpad?.page?.sync; return s && {
-            bar: document.querySelector('.sync-status')?.dataset.state, state: s.state, detail: s.detail,
-            hasUnsent: s.hasUnsent, running: s.running, timer: Boolean(s.timer), halted: s.halted,
-            fresh: s.fresh?.length, unsent: s.unsent?.length, needPull: s.needPull }; }""")
-        raise AssertionError(f"the note never showed Saved: {stuck}") from timeout
-
-
-def block_texts(page: Any) -> list[str]:
-    return page.eval_on_selector_all(".editor .block .text", "els => els.map(e => window.fastpad.page.editor.model.block(e.closest('.block').dataset.id).text)")
-
-
-def screen_ids(page: Any) -> list[str]:
-    return page.eval_on_selector_all(".editor .block", "els => els.map(e => e.dataset.id)")
-
-
-def click_end_of_block(page: Any, index: int) -> None:
-    page.locator(".editor .block .text").nth(index).click()
-    page.keyboard.press("End")
-
-
-def op_log_atoms(api: httpx.Client, note_id: str, since: VersionVector | None = None) -> tuple[int, VersionVector]:
-    """How many atoms (characters inserted or deleted, structure ops) the server's op log holds
-    past ``since``, and its version now: an op that landed twice would count twice."""
-    blob = api.get(f"/v1/notes/{note_id}/updates").content
-    doc = LoroDoc()
-    doc.import_(blob)
-    now = doc.oplog_vv
-    spans = now.diff(since or VersionVector()).retreat.inner()
-    return sum(end - start for start, end in spans.values()), now
 
 
 # ---------------------------------------------------------------------- typing every block type

@@ -18,7 +18,6 @@ import pytest
 from tests.api.conftest import Server
 from tests.api.helpers import whole_ledger
 from tests.web.conftest import screenshot
-from tests.web.test_editor import api, device, session_state  # noqa: F401  (fixtures)
 
 SESSION = "x-fastpad-session"
 TASKS_DEMO_VAULT = Path("/work/shared/corpora/obsidian/tasks-demo-vault")  # read-only: zipped, never written
@@ -42,8 +41,8 @@ def vault_zip(path: Path, word: str) -> Path:
     return path
 
 
-def test_upload_a_vault_read_its_ledger_and_verify_it(device: Any, web_server: Server,  # noqa: F811
-                                                       api: httpx.Client, tmp_path: Path) -> None:  # noqa: F811
+def test_upload_a_vault_read_its_ledger_and_verify_it(device: Any, web_server: Server,
+                                                       api: httpx.Client, tmp_path: Path) -> None:
     word = secrets.token_hex(3)
     page = device().new_page()
     page.goto(f"{web_server.base_url}/import")
@@ -116,8 +115,8 @@ LEDGER_TABLE = """() => [...document.querySelectorAll('.ledger tbody tr')].map((
 })"""
 
 
-def test_the_tasks_demo_vault_lands_with_progress_and_a_complete_ledger(device: Any, web_server: Server,  # noqa: F811
-                                                                        api: httpx.Client,  # noqa: F811
+def test_the_tasks_demo_vault_lands_with_progress_and_a_complete_ledger(device: Any, web_server: Server,
+                                                                        api: httpx.Client,
                                                                         tmp_path: Path) -> None:
     archive, items = tasks_demo_zip(tmp_path / "Tasks-Demo.zip")
     page = device().new_page()
@@ -186,8 +185,8 @@ def test_the_tasks_demo_vault_lands_with_progress_and_a_complete_ledger(device: 
     assert [(e["type"], e["target"]["id"]) for e in embeds] == [("embeds", target)], "![[empty_yaml]] is an embed"
 
 
-def test_cancel_stops_a_running_import_and_its_ledger_still_names_every_item(device: Any, web_server: Server,  # noqa: F811
-                                                                             api: httpx.Client,  # noqa: F811
+def test_cancel_stops_a_running_import_and_its_ledger_still_names_every_item(device: Any, web_server: Server,
+                                                                             api: httpx.Client,
                                                                              tmp_path: Path) -> None:
     """Large enough (1,500 notes) that the click lands while notes are still landing."""
     word = secrets.token_hex(3)

@@ -12,7 +12,7 @@ import httpx
 from tests.api.conftest import Server
 SESSION = "x-fastpad-session"  # the agent-session header
 from tests.web.conftest import screenshot
-from tests.web.test_editor import api, create_note, device, session_state  # noqa: F401  (fixtures)
+from tests.web.helpers import create_note
 
 
 def inbox_count(page: Any) -> int:
@@ -20,8 +20,8 @@ def inbox_count(page: Any) -> int:
     return int(badge.text_content()) if badge.count() else 0
 
 
-def test_proposals_wait_in_the_inbox_and_leave_it_once_accepted(device: Any, web_server: Server,  # noqa: F811
-                                                                 api: httpx.Client) -> None:  # noqa: F811
+def test_proposals_wait_in_the_inbox_and_leave_it_once_accepted(device: Any, web_server: Server,
+                                                                 api: httpx.Client) -> None:
     note_id = create_note(api, "Packing list.\n", title="Trip to Porto")
     page = device().new_page()
     page.goto(f"{web_server.base_url}/inbox")

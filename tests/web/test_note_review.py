@@ -18,8 +18,7 @@ from playwright.sync_api import expect
 from tests.api.conftest import Server
 from tests.mcp.conftest import Agent, sdk_agent
 from tests.web.conftest import screenshot
-from tests.web.test_editor import (api, block_texts, create_note, device, server_blocks,  # noqa: F401  (fixtures)
-                                   session_state, wait_saved)
+from tests.web.helpers import block_texts, create_note, server_blocks, wait_saved
 from tests.web.test_inbox import inbox_count
 
 T = TypeVar("T")
@@ -59,8 +58,8 @@ def open_note_page(device: Any, server: Server, note_id: str) -> Any:
     return page
 
 
-def test_one_suggestion_accepted_and_another_rejected_on_the_note(device: Any, web_server: Server,  # noqa: F811
-                                                                 api: httpx.Client) -> None:  # noqa: F811
+def test_one_suggestion_accepted_and_another_rejected_on_the_note(device: Any, web_server: Server,
+                                                                 api: httpx.Client) -> None:
     note_id = create_note(api, "Agenda.\n\nBudget.\n", title="Planning day")
     first, second = [block["id"] for block in server_blocks(api, note_id)]
     page = open_note_page(device, web_server, note_id)
@@ -99,7 +98,7 @@ def test_one_suggestion_accepted_and_another_rejected_on_the_note(device: Any, w
 
 
 def test_a_proposal_over_a_block_the_person_changed_offers_three_versions_and_keeps_theirs(
-        device: Any, web_server: Server, api: httpx.Client) -> None:  # noqa: F811
+        device: Any, web_server: Server, api: httpx.Client) -> None:
     note_id = create_note(api, "The meeting is on Monday.\n", title="Meeting")
     (block,) = [b["id"] for b in server_blocks(api, note_id)]
     turn = propose(web_server, agent_token(web_server, "Calendar agent"), note_id, lambda handles: [
@@ -130,7 +129,7 @@ def test_a_proposal_over_a_block_the_person_changed_offers_three_versions_and_ke
 
 
 def test_an_auto_applied_block_is_marked_until_the_person_marks_it_reviewed(
-        device: Any, web_server: Server, api: httpx.Client) -> None:  # noqa: F811
+        device: Any, web_server: Server, api: httpx.Client) -> None:
     note_id = create_note(api, "Written by me.\n", title="Marked")
     (mine,) = [b["id"] for b in server_blocks(api, note_id)]
     token = agent_token(web_server, "Eager agent", "--auto-apply")
@@ -157,8 +156,8 @@ def test_an_auto_applied_block_is_marked_until_the_person_marks_it_reviewed(
     assert (state["origin"], state["review_state"]) == ("agent_written", "human_accepted"), state
 
 
-def test_agent_activity_reverts_an_auto_applied_turn(device: Any, web_server: Server,  # noqa: F811
-                                                     api: httpx.Client) -> None:  # noqa: F811
+def test_agent_activity_reverts_an_auto_applied_turn(device: Any, web_server: Server,
+                                                     api: httpx.Client) -> None:
     note_id = create_note(api, "Keep this.\n", title="Reverted")
     (mine,) = [b["id"] for b in server_blocks(api, note_id)]
     turn = propose(web_server, agent_token(web_server, "Hasty agent", "--auto-apply"), note_id, lambda handles: [
@@ -173,8 +172,8 @@ def test_agent_activity_reverts_an_auto_applied_turn(device: Any, web_server: Se
     assert api.get(f"/v1/turns/{turn['turn_id']}").json()["status"] == "reverted"
 
 
-def test_a_placeholder_copied_into_a_note_is_expanded_in_place_by_its_owner(device: Any, web_server: Server,  # noqa: F811
-                                                                            api: httpx.Client) -> None:  # noqa: F811
+def test_a_placeholder_copied_into_a_note_is_expanded_in_place_by_its_owner(device: Any, web_server: Server,
+                                                                            api: httpx.Client) -> None:
     secret = "AKIA" + "ZXCVBNMASDFGHJKL"
     note_id = create_note(api, f"The deploy key is {secret} for now.\n", title="Keys")
 
@@ -205,8 +204,8 @@ def test_a_placeholder_copied_into_a_note_is_expanded_in_place_by_its_owner(devi
     assert kinds.count("secret_revealed") == 1  # the one expansion, logged
 
 
-def test_a_proposed_link_is_decided_on_the_note(device: Any, web_server: Server,  # noqa: F811
-                                               api: httpx.Client) -> None:  # noqa: F811
+def test_a_proposed_link_is_decided_on_the_note(device: Any, web_server: Server,
+                                               api: httpx.Client) -> None:
     target = create_note(api, "Where the money goes.\n", title="Budget sheet")
     note_id = create_note(api, "Spend less.\n", title="Savings plan")
     token = agent_token(web_server, "Linking agent")

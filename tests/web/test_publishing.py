@@ -11,13 +11,13 @@ import httpx
 from fastpad.notes import new_id
 from tests.api.conftest import Server
 from tests.web.conftest import VIEWPORT, screenshot
-from tests.web.test_editor import api, create_note, device, open_note, session_state  # noqa: F401  (fixtures)
+from tests.web.helpers import create_note, open_note
 
 SECRET = "sk_live_" + "4eC39HqLyjWDarjtT1zdp7dc"
 
 
-def test_publish_from_the_note_read_it_signed_out_then_unpublish(device: Any, browser: Any,  # noqa: F811
-                                                                 web_server: Server, api: httpx.Client) -> None:  # noqa: F811
+def test_publish_from_the_note_read_it_signed_out_then_unpublish(device: Any, browser: Any,
+                                                                 web_server: Server, api: httpx.Client) -> None:
     private = create_note(api, "Only for me.\n", title="Private draft")
     note_id = create_note(api, f"Read [[Private draft]] later.\n\nThe key is {SECRET}.\n", title="Field guide")
     page = open_note(device(), web_server, note_id)

@@ -11,11 +11,11 @@ import httpx
 
 from tests.api.conftest import Server
 from tests.web.conftest import screenshot
-from tests.web.test_editor import api, create_note, device, session_state  # noqa: F401  (fixtures)
+from tests.web.helpers import create_note
 
 
-def test_hits_explain_themselves_and_the_type_filter_narrows_them(device: Any, web_server: Server,  # noqa: F811
-                                                                   api: httpx.Client) -> None:  # noqa: F811
+def test_hits_explain_themselves_and_the_type_filter_narrows_them(device: Any, web_server: Server,
+                                                                   api: httpx.Client) -> None:
     word = "heron" + secrets.token_hex(2)
     typed = create_note(api, f"---\ntypes: [Sighting]\n---\nA {word} stood in the reeds.\n", title=f"Estuary {word}")
     create_note(api, f"Notes on the {word} colony and its nests.\n", title=f"Colony {word}")

@@ -15,7 +15,7 @@ from playwright.sync_api import expect
 from tests.api.conftest import Server
 from tests.api.test_attachments import PNG
 from tests.web.conftest import screenshot
-from tests.web.test_editor import api, create_note, device, session_state  # noqa: F401  (fixtures)
+from tests.web.helpers import create_note
 
 
 def schema_client(server: Server) -> httpx.Client:
@@ -32,7 +32,7 @@ def open_page(device: Any, server: Server, path: str) -> Any:
 
 
 def test_a_type_defined_on_the_types_page_is_applied_and_every_property_kind_edited(
-        device: Any, web_server: Server, api: httpx.Client) -> None:  # noqa: F811
+        device: Any, web_server: Server, api: httpx.Client) -> None:
     name = f"Gadget{secrets.token_hex(3)}"
     page = open_page(device, web_server, "/types")
     form = page.get_by_role("form", name="New type")
@@ -135,8 +135,8 @@ def test_a_type_defined_on_the_types_page_is_applied_and_every_property_kind_edi
     assert name not in api.get(f"/v1/notes/{note_id}").json()["types"]
 
 
-def test_a_type_applied_to_several_notes_at_once_from_the_list(device: Any, web_server: Server,  # noqa: F811
-                                                              api: httpx.Client) -> None:  # noqa: F811
+def test_a_type_applied_to_several_notes_at_once_from_the_list(device: Any, web_server: Server,
+                                                              api: httpx.Client) -> None:
     name = f"Batch{secrets.token_hex(3)}"
     with schema_client(web_server) as schema:
         assert schema.post("/v1/types", json={"name": name}).status_code == 201
