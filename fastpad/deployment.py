@@ -3,10 +3,10 @@
 ``fastpad.json`` (mode 0600) records the database URL, a random server secret
 (CSRF tokens are keyed by it), and the workspace and owner ``fp init``
 created, which operator commands act in. The database URL lives here, not in
-the environment. Optional settings: ``embeddings`` (search/setup.py),
-``ask`` — the model provider answering questions, whose API key stays in the
-environment variable it names (search/provider.py) —, ``trash_retention_days``
-and ``mcp.allow_hosts`` (mcp/env.py).
+the environment. Optional settings: ``embeddings`` (search/setup.py);
+``ask``, the model provider answering questions, whose API key stays in the
+environment variable it names (search/provider.py); ``trash_retention_days``;
+``mcp.allow_hosts`` (mcp/env.py).
 """
 
 from __future__ import annotations

@@ -135,12 +135,12 @@ def provider_from_config(config: Any) -> ChatProvider | None:
     if config is None:
         return None
 
-    def bad(key: str, what: str) -> ValidationFailed:
-        return ValidationFailed(detail=f"fastpad.json: {CONFIG_KEY}.{key} {what}",
-                                field_errors=[FieldError(f"{CONFIG_KEY}.{key}", "invalid", what)])
+    def bad(key: str | None, what: str) -> ValidationFailed:
+        name = CONFIG_KEY if key is None else f"{CONFIG_KEY}.{key}"
+        return ValidationFailed(detail=f"fastpad.json: {name} {what}", field_errors=[FieldError(name, "invalid", what)])
 
     if not isinstance(config, dict):
-        raise bad("", "must be an object with base_url and model")
+        raise bad(None, "must be an object with base_url and model")
     unknown = sorted(set(config) - _KEYS)
     if unknown:
         raise bad(unknown[0], f"is not a setting (known: {', '.join(sorted(_KEYS))})")
