@@ -23,7 +23,8 @@ question), so what is sent is decided here, the same way for every surface:
    caller can fetch with the same credential.
 
 The spending cap (``TokenService.check_ask_allowance``) is checked before anything is sent, and
-the provider's ``usage.total_tokens`` charged after each answer. A question nothing matches is
+the provider's ``usage.total_tokens`` charged after each answer (so the answer that crosses the cap
+is the last one; questions already in flight then still land). A question nothing matches is
 answered without calling the provider (there is nothing to ground an answer in).
 """
 
