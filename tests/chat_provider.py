@@ -16,7 +16,9 @@ import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from typing import Any
+from typing import Any, Iterator
+
+import pytest
 
 ANCHOR = re.compile(r"\{#([0-9A-HJKMNP-TV-Z]{26})\}")
 ASK_KEY_ENV = "FASTPAD_TEST_ASK_KEY"
@@ -139,3 +141,11 @@ class ChatProvider:
         with self._lock:
             taken, self.received = self.received, []
         return taken
+
+
+@pytest.fixture(scope="module")
+def provider() -> Iterator[ChatProvider]:
+    """One provider per test module (import this fixture into the module)."""
+    fake = ChatProvider()
+    yield fake
+    fake.stop()

@@ -22,16 +22,9 @@ from fastpad.outbound.fence import unfence
 from tests.api.conftest import OWNER_EMAIL, Server, start_server, stop
 from tests.api.helpers import assert_problem
 from tests.chat_provider import (ASK_KEY, ASK_KEY_ENV, ChatProvider, Received, Reply, ask_config, cite_first,
-                                 completion)
+                                 completion, provider)  # noqa: F401 (provider: a fixture)
 
 ASKER = "notes:read,search:read"
-
-
-@pytest.fixture(scope="module")
-def provider() -> Iterator[ChatProvider]:
-    fake = ChatProvider()
-    yield fake
-    fake.stop()
 
 
 @pytest.fixture(scope="module", params=["sqlite", "postgres"])

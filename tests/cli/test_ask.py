@@ -11,17 +11,11 @@ from collections.abc import Iterator
 import pytest
 
 from tests.api.conftest import OWNER_EMAIL, Server, start_server, stop
-from tests.chat_provider import ASK_KEY, ASK_KEY_ENV, ChatProvider, Received, Reply, ask_config, completion
+from tests.chat_provider import (ASK_KEY, ASK_KEY_ENV, ChatProvider, Received, Reply, ask_config, completion,
+                                 provider)  # noqa: F401 (provider: a fixture)
 from tests.cli.conftest import Fp
 
 ASKER = "notes:read,notes:write,search:read"
-
-
-@pytest.fixture(scope="module")
-def provider() -> Iterator[ChatProvider]:
-    fake = ChatProvider()
-    yield fake
-    fake.stop()
 
 
 @pytest.fixture(scope="module")
