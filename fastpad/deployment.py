@@ -3,7 +3,10 @@
 ``fastpad.json`` (mode 0600) records the database URL, a random server secret
 (CSRF tokens are keyed by it), and the workspace and owner ``fp init``
 created, which operator commands act in. The database URL lives here, not in
-the environment.
+the environment. Optional settings: ``embeddings`` (search/setup.py);
+``ask``, the model provider answering questions, whose API key stays in the
+environment variable it names (search/provider.py); ``trash_retention_days``;
+``mcp.allow_hosts`` (mcp/env.py).
 """
 
 from __future__ import annotations
@@ -36,6 +39,8 @@ from fastpad.knowledge.trash import DEFAULT_RETENTION, PurgeSchedule, TrashServi
 from fastpad.notes.ids import new_id
 from fastpad.review.effects import EventNotes, KnowledgeEffects
 from fastpad.review.service import ReviewService
+from fastpad.search.ask import AskService
+from fastpad.search.provider import CONFIG_KEY as ASK_CONFIG_KEY, provider_from_config
 from fastpad.search.service import SearchService
 from fastpad.outbound.pipeline import redaction_key
 from fastpad.search.setup import build_search
@@ -104,6 +109,7 @@ class Deployment:
     idempotency: IdempotencyService = field(init=False)
     review: ReviewService = field(init=False)
     search: SearchService = field(init=False)
+    ask: AskService = field(init=False)
     publishing: PublishingService = field(init=False)
     import_verification: ImportVerification = field(init=False)
     attachments: AttachmentService = field(init=False)
@@ -133,6 +139,8 @@ class Deployment:
         self.notes.agent_creations = self.review.create_note
         self.search, self.embedder = build_search(self.store, self.config.get("embeddings"),
                                                   redaction_key=redaction_key(self.secret))
+        # fastpad.json's "ask" object names the model provider (search/provider.py); none: asking is refused.
+        self.ask = AskService(self.search, self.notes, self.tokens, provider_from_config(self.config.get(ASK_CONFIG_KEY)))
         self.publishing = PublishingService(self.store, redaction_key(self.secret))
         self.import_verification = ImportVerification(self.store, self.notes)
         self.attachments = AttachmentService(self.store)

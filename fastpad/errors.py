@@ -149,8 +149,27 @@ class InvalidGrant(FastpadError):
 
 
 class ProviderNotConfigured(FastpadError):
-    # 503: the deployment has no model provider yet; nothing about the request is wrong.
+    # 503: the deployment has no model provider (or the key it names is not in the server's
+    # environment); nothing about the request is wrong, and retrying will not change it.
     slug, title, status = "provider-not-configured", "No model provider is configured", 503
+
+
+class ProviderUnavailable(FastpadError):
+    # 502: the configured model provider is down, timed out, failed (5xx, 429) or answered
+    # something that is not a chat completion. Nothing was spent against a cap; asking again may work.
+    slug, title, status, retryable = "provider-unavailable", "The model provider did not answer", 502, True
+
+
+class ProviderRefused(FastpadError):
+    # 502, not retryable: the provider refused the deployment's own request (a wrong key, an
+    # unknown model): the operator must fix fastpad.json or the key; the same call fails every time.
+    slug, title, status = "provider-refused", "The model provider refused this deployment's request", 502
+
+
+class AskCapReached(FastpadError):
+    # 403, not 429: the token's spending cap on questions is used up for good; waiting does not
+    # refill it. A new token (or one without a cap) is the way on.
+    slug, title, status = "ask-cap-reached", "This token's spending cap on questions is used up", 403
 
 
 def missing_extra(extra: str, what: str, *, field: str) -> ValidationFailed:

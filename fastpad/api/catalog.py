@@ -109,6 +109,28 @@ _PROSE: dict[str, tuple[str, str]] = {
         "for its content type).",
         "check the request's framing and Content-Type, then send it again",
     ),
+    "provider-not-configured": (
+        "This deployment has no model provider for questions (the `ask` object of fastpad.json), "
+        "or the environment variable it names for the API key is not set. Nothing was sent anywhere.",
+        "POST /v1/search (fp query TEXT) finds the blocks that mention it",
+    ),
+    "provider-unavailable": (
+        "The model provider answering questions could not be reached, timed out, failed (5xx, 429) "
+        "or answered with no chat completion; `reason` says which, and `retry_after_ms` is the "
+        "provider's own Retry-After when it sent one. Nothing was charged against a spending cap.",
+        "ask again in a moment; POST /v1/search works meanwhile",
+    ),
+    "provider-refused": (
+        "The model provider refused this deployment's request (a wrong API key, an unknown model): "
+        "`provider_status` is its status. The same call fails until the operator fixes the setting.",
+        "tell the deployment's operator; POST /v1/search works meanwhile",
+    ),
+    "ask-cap-reached": (
+        "The token's spending cap on questions (`fp token create --ask-cap N`, in provider tokens) "
+        "is used up: `ask_spent` of `ask_cap`, on this token or the one it was delegated from "
+        "(`capped_token_id`). Waiting does not refill it.",
+        "search instead (POST /v1/search), or ask a person for a token with a new cap",
+    ),
     "unavailable": (
         "The server is up but cannot reach its database right now.",
         "retry after a few seconds (Retry-After says how long)",

@@ -50,6 +50,7 @@ _BY_CLASS: tuple[tuple[type[e.FastpadError], int], ...] = (
     (e.CrossNoteCopyDenied, POLICY_DENIED),
     (e.InsufficientScope, POLICY_DENIED),
     (e.OutOfScope, POLICY_DENIED),
+    (e.AskCapReached, POLICY_DENIED),
 )
 
 # Problem documents received over HTTP are matched by slug: the classes above, plus the

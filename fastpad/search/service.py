@@ -202,12 +202,18 @@ def _without_secrets(text: str) -> str:
 
 
 def _check_query(text: Any) -> str:
+    return checked_text(text, field="q", max_chars=MAX_QUERY_CHARS, noun="a query",
+                        missing=("a search needs query text", "some words to search for"))
+
+
+def checked_text(text: Any, *, field: str, max_chars: int, noun: str, missing: tuple[str, str]) -> str:
+    """``text`` stripped, or ``validation-failed`` on ``field``: blank (``missing``: the detail and
+    the field's hint), or longer than ``max_chars``."""
     if not isinstance(text, str) or not text.strip():
-        raise ValidationFailed(detail="a search needs query text",
-                               field_errors=[FieldError("q", "required", "some words to search for")])
-    if len(text) > MAX_QUERY_CHARS:
-        raise ValidationFailed(detail=f"a query is at most {MAX_QUERY_CHARS} characters",
-                               field_errors=[FieldError("q", "max_length", f"at most {MAX_QUERY_CHARS} characters")])
+        raise ValidationFailed(detail=missing[0], field_errors=[FieldError(field, "required", missing[1])])
+    if len(text) > max_chars:
+        raise ValidationFailed(detail=f"{noun} is at most {max_chars} characters",
+                               field_errors=[FieldError(field, "max_length", f"at most {max_chars} characters")])
     return text.strip()
 
 

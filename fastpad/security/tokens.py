@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
 
-from fastpad.errors import FieldError, NotFound, PolicyDenied, Unauthenticated, ValidationFailed
+from fastpad.errors import AskCapReached, FieldError, NotFound, PolicyDenied, Unauthenticated, ValidationFailed
 from fastpad.notes.ids import is_ulid, new_id
 from fastpad.notes.provenance import Origin
 from fastpad.security.principals import AGENT_RATE_LIMIT, PERSON_RATE_LIMIT, Principal
@@ -36,6 +36,7 @@ DEFAULT_EXPIRY = timedelta(days=30)
 MAX_EXPIRY = timedelta(days=365)
 MAX_NOTE_IDS = 10_000
 MAX_LABEL = 200
+MAX_ASK_CAP = 10**12  # provider tokens; far past any real budget, within a 64-bit column
 LAST_USED_GRANULARITY = timedelta(seconds=60)  # at most one last_used_at write a minute per token
 _ALPHABET = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
 _SECRET_CHARS = 43  # 32 bytes in base62
@@ -93,6 +94,8 @@ class TokenInfo:
     agent_id: str | None
     person_id: str | None
     created_at: datetime
+    ask_cap: int | None = None  # provider tokens its questions may spend (None: no cap)
+    ask_spent: int = 0
 
     @classmethod
     def from_row(cls, row: TokenRow) -> "TokenInfo":
@@ -101,6 +104,7 @@ class TokenInfo:
             note_ids=row.note_ids, auto_apply=row.auto_apply, rate_limit_per_minute=row.rate_limit_per_minute,
             expires_at=row.expires_at, last_used_at=row.last_used_at, revoked_at=row.revoked_at,
             parent_id=row.parent_id, agent_id=row.agent_id, person_id=row.person_id, created_at=row.created_at,
+            ask_cap=row.ask_cap, ask_spent=row.ask_spent,
         )
 
     def is_live(self, now: datetime | None = None) -> bool:
@@ -115,6 +119,7 @@ class TokenInfo:
             "expires_at": iso(self.expires_at), "last_used_at": iso(self.last_used_at),
             "revoked_at": iso(self.revoked_at), "parent_id": self.parent_id, "agent_id": self.agent_id,
             "person_id": self.person_id, "created_at": iso(self.created_at),
+            "ask_cap": self.ask_cap, "ask_spent": self.ask_spent,
         }
 
 
@@ -140,6 +145,7 @@ class TokenService:
         agent_id: str | None = None,
         minted_by: Principal | None = None,
         within: WorkspaceTx | None = None,
+        ask_cap: int | None = None,
     ) -> tuple[str, TokenInfo]:
         """Mint a token; returns (plaintext, info). The plaintext exists only in this return value.
 
@@ -150,6 +156,9 @@ class TokenService:
         holding a token can only delegate from it: ``parent_token_id``
         defaults to the caller's own token. ``within`` is a write transaction of
         ``workspace_id`` to mint in, so the token commits with what it is for.
+        ``ask_cap``: the most provider tokens (the provider's ``usage.total_tokens``)
+        this token's questions may spend, charged to it and to every token it was
+        delegated from (None: no cap of its own).
         """
         now = self.clock()
         wanted = parse_scopes(scopes)
@@ -163,6 +172,12 @@ class TokenService:
             raise ValidationFailed(
                 detail="rate_limit_per_minute must be between 1 and 100000",
                 field_errors=[FieldError("rate_limit_per_minute", "range", "between 1 and 100000")],
+            )
+        if ask_cap is not None and (isinstance(ask_cap, bool) or not isinstance(ask_cap, int)
+                                    or not 1 <= ask_cap <= MAX_ASK_CAP):
+            raise ValidationFailed(
+                detail=f"ask_cap is a number of provider tokens between 1 and {MAX_ASK_CAP}",
+                field_errors=[FieldError("ask_cap", "range", f"between 1 and {MAX_ASK_CAP}")],
             )
         if minted_by is not None:
             if minted_by.workspace_id != workspace_id:
@@ -257,7 +272,7 @@ class TokenService:
                 root_id=parent.root_id if parent else token_id,
                 created_by_kind=("operator" if minted_by is None else minted_by.kind),
                 created_by_id=None if minted_by is None else minted_by.principal_id,
-                expires_at=expires_at, revoked_at=None, last_used_at=None, created_at=now,
+                expires_at=expires_at, revoked_at=None, last_used_at=None, created_at=now, ask_cap=ask_cap,
             )
             tx.insert_token(row)
         return plaintext, TokenInfo.from_row(row)
@@ -361,6 +376,33 @@ class TokenService:
         if row is None:
             raise NotFound(detail=f"token {token_id} not found")
         return TokenInfo.from_row(row)
+
+    # ------------------------------------------------------------------ spending on questions
+
+    def check_ask_allowance(self, principal: Principal) -> None:
+        """Refuse a question (``ask-cap-reached``) once the caller's token, or a token it was
+        delegated from, has spent its cap. A web session has no token and no cap."""
+        if principal.token_id is None:
+            return
+        with self.store.read(principal.workspace_id) as tx:
+            chain = tx.ask_spending(principal.token_id)
+        for token_id, cap, spent in chain:
+            if cap is not None and spent >= cap:
+                whose = "This token" if token_id == principal.token_id else f"The token it was delegated from ({token_id})"
+                raise AskCapReached(
+                    detail=f"{whose} has spent {spent} of its {cap} provider tokens on questions; "
+                           "nothing was asked.",
+                    extra={"ask_cap": cap, "ask_spent": spent, "capped_token_id": token_id},
+                    next_call="POST /v1/search (fp query TEXT) costs nothing; or ask a person for a token with a "
+                              "new cap",
+                )
+
+    def charge_ask(self, principal: Principal, spent: int) -> None:
+        """Add an answer's provider tokens to the caller's token and its ancestors."""
+        if principal.token_id is None or spent <= 0:
+            return
+        with self.store.write(principal.workspace_id) as tx:
+            tx.add_ask_spend(principal.token_id, spent)
 
     def revoke(self, workspace_id: str, token_id: str, *, revoked_by: Principal | None = None) -> list[str]:
         """Revoke a token and every token delegated from it. Returns the ids

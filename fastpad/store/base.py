@@ -315,7 +315,7 @@ class WorkspaceTx:
     _TOKEN_COLUMNS = (
         "id, token_hash, prefix, label, kind, agent_id, person_id, scopes, note_ids, auto_apply,"
         " rate_limit_per_minute, parent_id, root_id, created_by_kind, created_by_id, expires_at,"
-        " revoked_at, last_used_at, created_at"
+        " revoked_at, last_used_at, created_at, ask_cap, ask_spent"
     )
 
     def insert_token(self, t: TokenRow) -> None:
@@ -323,12 +323,13 @@ class WorkspaceTx:
         d = self._d
         self._x(
             f"INSERT INTO tokens (workspace_id, {self._TOKEN_COLUMNS})"
-            " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
             (
                 self.workspace_id, t.id, t.token_hash, t.prefix, t.label, t.kind, t.agent_id, t.person_id,
                 d.js(list(t.scopes)), None if t.note_ids is None else d.js(list(t.note_ids)), t.auto_apply,
                 t.rate_limit_per_minute, t.parent_id, t.root_id, t.created_by_kind, t.created_by_id,
                 d.ts(t.expires_at), d.ts(t.revoked_at), d.ts(t.last_used_at), d.ts(t.created_at),
+                t.ask_cap, t.ask_spent,
             ),
         )
         self._index_credential("token", t.token_hash, t.id)
@@ -369,6 +370,34 @@ class WorkspaceTx:
             (self._d.ts(at), self.workspace_id, token_id),
         )
 
+    # A token and every token it was delegated from, nearest first: a question is held to each
+    # one's cap and charged to each, so delegating cannot buy a second allowance.
+    _TOKEN_CHAIN = (
+        "WITH RECURSIVE chain(id, parent_id, depth) AS ("
+        "  SELECT id, parent_id, 0 FROM tokens WHERE workspace_id = ? AND id = ?"
+        "  UNION ALL SELECT t.id, t.parent_id, c.depth + 1 FROM tokens t JOIN chain c ON t.id = c.parent_id"
+        "  WHERE t.workspace_id = ?"
+        ")"
+    )
+
+    def ask_spending(self, token_id: str) -> list[tuple[str, int | None, int]]:
+        """``(token id, ask_cap, ask_spent)`` for the token and its ancestors, nearest first."""
+        rows = self._x(
+            f"{self._TOKEN_CHAIN} SELECT t.id, t.ask_cap, t.ask_spent FROM chain c"
+            " JOIN tokens t ON t.id = c.id AND t.workspace_id = ? ORDER BY c.depth",
+            (self.workspace_id, token_id, self.workspace_id, self.workspace_id),
+        ).fetchall()
+        return [(r[0], None if r[1] is None else int(r[1]), int(r[2])) for r in rows]
+
+    def add_ask_spend(self, token_id: str, spent: int) -> None:
+        """Charge ``spent`` provider tokens to the token and every token it was delegated from."""
+        self._w()
+        self._x(
+            f"{self._TOKEN_CHAIN} UPDATE tokens SET ask_spent = ask_spent + ?"
+            " WHERE workspace_id = ? AND id IN (SELECT id FROM chain)",
+            (self.workspace_id, token_id, self.workspace_id, spent, self.workspace_id),
+        )
+
     def _token(self, r: Sequence[Any]) -> TokenRow:
         d = self._d
         note_ids = d.js_out(r[8])
@@ -378,6 +407,7 @@ class WorkspaceTx:
             auto_apply=bool(r[9]), rate_limit_per_minute=int(r[10]), parent_id=r[11], root_id=r[12],
             created_by_kind=r[13], created_by_id=r[14], expires_at=d.ts_out(r[15]),
             revoked_at=d.ts_out(r[16]), last_used_at=d.ts_out(r[17]), created_at=d.ts_out(r[18]),
+            ask_cap=None if r[19] is None else int(r[19]), ask_spent=int(r[20]),
         )
 
     def _index_credential(self, kind: str, credential_hash: str, subject_id: str) -> None:

@@ -60,6 +60,8 @@ class TokenRow:
     revoked_at: datetime | None
     last_used_at: datetime | None
     created_at: datetime
+    ask_cap: int | None = None  # provider tokens its questions may spend (None: no cap)
+    ask_spent: int = 0  # provider tokens its questions have spent
 
 
 @dataclass(frozen=True)

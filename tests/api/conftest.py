@@ -17,7 +17,7 @@ import sys
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Iterator
+from typing import Any, Iterator
 
 import httpx
 import pytest
@@ -99,18 +99,26 @@ NAMED_TOKENS: dict[str, tuple[str, tuple[str, ...]]] = {
 
 
 def start_server(tmp: Path, backend: str, database_url: str | None = None, *,
-                 limits: dict[str, float] | None = None) -> Server:
+                 limits: dict[str, float] | None = None, config: dict[str, Any] | None = None,
+                 env: dict[str, str] | None = None) -> Server:
+    """``fp init`` then ``fp serve``. ``config`` adds settings to the new ``fastpad.json`` before the
+    server reads it, as an operator edits the file (e.g. ``{"ask": {...}}``); ``env`` is added to the
+    server's environment (e.g. the variable a provider's API key is read from)."""
     data_dir = tmp / "data"
     password = secrets.token_urlsafe(12)
     args = ["init", "--data-dir", str(data_dir), "--owner-email", OWNER_EMAIL, "--json"]
     if database_url:
         args += ["--database-url", database_url]
     init = json.loads(run_fp(*args, env={"FASTPAD_OWNER_PASSWORD": password}).stdout)
-    base_url, process = serve(data_dir, tmp / "server.log", limits=limits)
+    if config:
+        config_file = data_dir / "fastpad.json"
+        config_file.write_text(json.dumps({**json.loads(config_file.read_text()), **config}, indent=2) + "\n")
+    base_url, process = serve(data_dir, tmp / "server.log", limits=limits, env=env)
     return Server(backend, base_url, data_dir, init["workspace_id"], OWNER_EMAIL, password, process)
 
 
-def serve(data_dir: Path, log: Path, *, limits: dict[str, float] | None = None) -> tuple[str, subprocess.Popen]:
+def serve(data_dir: Path, log: Path, *, limits: dict[str, float] | None = None,
+          env: dict[str, str] | None = None) -> tuple[str, subprocess.Popen]:
     """``fp serve`` on an initialised data directory, on a free port, once healthy: (base URL, process).
     ``limits`` overrides some of TEST_LIMITS (``fastpad.api.limits.Limits`` field names)."""
     port = free_port()
@@ -118,7 +126,7 @@ def serve(data_dir: Path, log: Path, *, limits: dict[str, float] | None = None) 
     process = subprocess.Popen(
         [FP, "serve", "--data-dir", str(data_dir), "--port", str(port), "--log-level", "warning",
          "--limits-json", json.dumps({**TEST_LIMITS, **(limits or {})})],
-        stdout=log.open("a"), stderr=subprocess.STDOUT,
+        stdout=log.open("a"), stderr=subprocess.STDOUT, env={**os.environ, **(env or {})},
     )
     try:
         wait_healthy(base_url, process, log)

@@ -39,6 +39,10 @@ def token() -> None:
 @click.option("--label", default="", help="A name to recognise the token by in `fp token list`.")
 @click.option("--rate-limit", type=click.IntRange(1, 100_000), default=None, metavar="N",
               help="Requests per minute (default 120 for an agent; a person's tokens share 1,200).")
+@click.option("--ask-cap", type=click.IntRange(1, 10**12), default=None, metavar="N",
+              help="Spending cap on questions (fp ask, POST /v1/ask): at most N provider tokens, as the model "
+                   "provider reports them in each answer's usage.total_tokens. Once spent, questions are "
+                   "refused with ask-cap-reached. Default: no cap.")
 def create(
     data_dir: Path,
     scopes: str,
@@ -48,6 +52,7 @@ def create(
     person_email: str | None,
     label: str,
     rate_limit: int | None,
+    ask_cap: int | None,
 ) -> None:
     """Mint a token and print it (shown once)."""
     from fastpad.deployment import open_deployment
@@ -64,7 +69,8 @@ def create(
         )
     if settings.dry_run:
         plan = {"scopes": ordered(parse_scopes(_csv(scopes))), "note_ids": notes, "expires_in_s": int(expires.total_seconds()),
-                "auto_apply": auto_apply, "person_email": person_email, "label": label, "minted": False}
+                "auto_apply": auto_apply, "person_email": person_email, "label": label, "ask_cap": ask_cap,
+                "minted": False}
         out.result(plan, lambda p: out.text(f"Would mint a {'person' if person_email else 'agent'} token with "
                                             f"{', '.join(p['scopes'])}"))
         return
@@ -72,7 +78,7 @@ def create(
     try:
         kwargs: dict[str, Any] = dict(
             scopes=_csv(scopes), note_ids=notes, expires_in=expires, auto_apply=auto_apply,
-            person_email=person_email, label=label,
+            person_email=person_email, label=label, ask_cap=ask_cap,
         )
         if rate_limit is not None:
             kwargs["rate_limit_per_minute"] = rate_limit
