@@ -1,4 +1,4 @@
--- Version 17: an optional spending cap on questions (POST /v1/ask, fp ask) per token.
+-- Version 18: an optional spending cap on questions (POST /v1/ask, fp ask) per token.
 --
 -- ask_cap is the most provider tokens (the provider's usage.total_tokens) the
 -- token's questions may spend; NULL means no cap. ask_spent is what its
