@@ -111,11 +111,11 @@ def _destructive(principal: Principal) -> bool:
 TOOL = ToolSpec(
     name="fastpad_propose",
     title="Propose an edit",
-    description="The only write: ops on one note become a proposal a person reviews; returns its review_url to "
-                "hand over. Prose ops (insert_after, insert_before, replace_block, delete) address blocks by handle; "
-                "add_edge, add_event, move_event always wait for a person. A new note: new_note instead of note_id, "
-                "ops, expected_frontier. dry_run validates and diffs only. Cite what you drew on in "
-                "source_block_ids; never paste text from another note.",
+    description="The only write: ops on one note become a proposal a person reviews (hand them its review_url). "
+                "Prose ops (insert_after, insert_before, replace_block, delete) take a block handle; add_edge, "
+                "add_event, move_event always wait for a person. new_note instead of note_id, ops and "
+                "expected_frontier proposes a note. dry_run: validate and diff only. Cite sources in "
+                "source_block_ids; never paste another note's text.",
     scopes=(NOTES_PROPOSE,),
     input_schema=s.inputs({
         "session": s.SESSION,
