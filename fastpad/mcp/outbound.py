@@ -249,7 +249,10 @@ class _Packer:
             data[key] = [item for unit_id, item in zip(ids, self.items) if included is None or unit_id in included]
         if self.output.notes or self.output.notice:
             data["notice"] = NOTICE
-        if cut is not None and cut.truncated:
+        if cut is not None and cut.truncated and self.output.rest is not None:
+            data["truncated"] = True  # no cursor to continue with: the hint says where the rest is
+            data["hint"] = f"Truncated: {len(cut.included_block_ids)} of {len(self.units())} {key} shown; {self.output.rest}."
+        elif cut is not None and cut.truncated:
             data["truncated"] = True
             next_cursor, hint = cut.next_cursor, cut.hint
             if self.output.page_cursor is not None:

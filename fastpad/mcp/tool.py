@@ -56,6 +56,8 @@ class ToolOutput:
     page_cursor: Callable[[int], str | None] | None = None
     notice: bool = False  # the items carry note text (snippets, evidence…): say it is data
     max_tokens: int | None = None  # a cap below the default the call asked for (context's max_tokens)
+    # For a tool that takes no cursor (propose): where the rest of a list the budget cut can be read.
+    rest: str | None = None
 
 
 @dataclass(frozen=True)

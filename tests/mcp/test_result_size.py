@@ -6,15 +6,16 @@ a one-line hint on how to continue or narrow.
 
 Each case is built to overflow what one result can hold where the tool allows it: fetch of
 20 long notes, context at its maximum budget, search at its maximum page, query, graph and
-changes at their maximum limit, a memory topic's long note, a year of events, the diff of a
-proposal of 100 long ops, a note-set token holding a thousand notes, and a block larger
-than any one result.
+changes at their maximum limit, a memory topic's long note, a year of events, a proposal of
+100 long ops and its diff (propose takes no cursor: its hint names the call that pages the
+rest), a note-set token holding 1,200 notes, and a block larger than any one result.
 """
 
 from __future__ import annotations
 
 import json
 import random
+import re
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta, timezone
 from typing import Any
@@ -215,8 +216,13 @@ def test_memory_turn_propose_history_and_capabilities_at_their_largest(typed: Mc
 
     memory, propose, turn, history, capabilities = measured = run(scenario)
     print(sizes(measured))
-    for result in (memory, propose, turn, capabilities):
+    for result in (memory, turn, capabilities):
         assert_within_cap(result, cut=True)
+    # fastpad_propose takes no cursor: its cut diff names the call that pages through the whole of it.
+    assert propose.tokens <= CAP and propose.result["truncated"] is True and "next_cursor" not in propose.result
+    assert re.fullmatch(r"Truncated: \d+ of 100 diffs shown; the whole diff: fastpad_turn with action diff and "
+                        r"this turn_id, which pages\.", propose.result["hint"]), propose.result["hint"]
+    assert propose.tokens > CAP * 0.8
     # One block larger than any result can hold is left out, and the hint names it.
     assert history.tokens <= CAP and history.result["blocks"] == []
     assert f"{giant.blocks[0]['id']} was left out: too large for any one result" in history.result["hint"]

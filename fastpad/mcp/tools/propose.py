@@ -48,8 +48,10 @@ def run(call: Call) -> ToolOutput:
         next_call = "it landed under auto-apply; a person can review or revert it on the Agent activity page"
     else:
         next_call = "hand turn.review_url to a person; fastpad_turn with action status shows where it stands"
+    rest = ("propose fewer ops to see every diff" if turn.dry_run
+            else "the whole diff: fastpad_turn with action diff and this turn_id, which pages")
     return ToolOutput({"turn": turn_view(turn), "next": next_call}, key="diffs", items=diff_views(turn),
-                      item_id=lambda diff: diff["block_id"], notice=True)
+                      item_id=lambda diff: diff["block_id"], notice=True, rest=rest)
 
 
 _EDIT_ARGS = ("note_id", "ops", "expected_frontier")
