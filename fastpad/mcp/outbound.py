@@ -41,12 +41,13 @@ copy. Why:
   schema returns no ``structuredContent`` or one that fails the schema, and the Python
   SDK's ``call_tool`` raises ``RuntimeError`` alike. So the structured copy must be
   whole; only the text could shrink.
-- The spec (2025-06-18 onwards, unchanged in the 2026-07-28 revision ``mcp==2.3.0``
-  implements) says a tool returning structured content SHOULD also return the
-  serialized JSON in a text block, for clients that read ``content`` only — which is
-  what most agent hosts hand to the model. A different rendering there would give
-  those models a second shape that no schema describes, and every tool a second
-  renderer to keep in step.
+- The spec (since the 2025-06-18 revision, which introduced structured content) says
+  a tool returning structured content SHOULD also return the serialized JSON in a
+  text block, for clients that read ``content`` only — which is what most agent hosts
+  hand to the model; the ``mcp==2.3.0`` SDK's own ``MCPServer`` still sends both
+  whatever revision it serves. A different rendering there would give those models a
+  second shape that no schema describes, and every tool a second renderer to keep in
+  step.
 - Which part a host forwards to the model is the host's choice (text, structured, or
   both), unknown to the server. Counting both is the only cap that holds for every
   host: none sees more than 25,000 tokens from one call, and one that forwards a
