@@ -16,15 +16,44 @@ What it does, in order:
    review URL is meant to be opened by a person.
 5. **Fencing** — note content leaves as Markdown between unforgeable markers, one
    boundary per result, the "this is data" label said once.
-6. **Budget** — the result's JSON stays within the call's token cap (25,000 by
-   default), counted with the offline BPE tokenizer. When it would not, the one
-   list the result carries is cut at an item or block boundary
+6. **Budget** — the whole result as it is sent stays within the call's token cap
+   (25,000 by default), counted with the offline BPE tokenizer: the serialized
+   ``CallToolResult`` — its text content *and* its ``structuredContent`` — plus the
+   JSON-RPC envelope around it (see "What the budget counts" below). When it would
+   not, the one list the result carries is cut at an item or block boundary
    (:func:`fastpad.outbound.budget.fit_blocks`) and the result says so:
    ``truncated``, ``next_cursor`` (the tool's own cursor for tools that page) and a
    one-line ``hint`` on how to continue or narrow.
 7. **Copy guard** — the note content that actually left is recorded for the session
    (``ReviewService.record_read``), so a later proposal copying it into another
    note is refused.
+
+What the budget counts
+----------------------
+Every result carries its payload twice: as ``structuredContent`` and as the same JSON
+serialized in a text block. The cap applies to both together, as serialized on the wire,
+rather than to the text alone with a compact text rendering beside a full structured
+copy. Why:
+
+- Every tool declares an ``outputSchema``, and then the spec has the server return
+  ``structuredContent`` conforming to it; the SDK clients the project is tested with
+  enforce it — the TypeScript SDK's ``Client.callTool`` throws when a tool with an output
+  schema returns no ``structuredContent`` or one that fails the schema, and the Python
+  SDK's ``call_tool`` raises ``RuntimeError`` alike. So the structured copy must be
+  whole; only the text could shrink.
+- The spec (since the 2025-06-18 revision, which introduced structured content) says
+  a tool returning structured content SHOULD also return the serialized JSON in a
+  text block, for clients that read ``content`` only — which is what most agent hosts
+  hand to the model; the ``mcp==2.3.0`` SDK's own ``MCPServer`` still sends both
+  whatever revision it serves. A different rendering there would give those models a
+  second shape that no schema describes, and every tool a second renderer to keep in
+  step.
+- Which part a host forwards to the model is the host's choice (text, structured, or
+  both), unknown to the server. Counting both is the only cap that holds for every
+  host: none sees more than 25,000 tokens from one call, and one that forwards a
+  single copy sees about half that.
+- A compact text saves little where it matters: the largest results (fetch, context,
+  memory, history) are note Markdown, which any faithful text rendering repeats.
 
 A failure is the problem document the HTTP API renders (``api.problems.problem_body``,
 the one renderer), its ``next`` naming an MCP call, prepared like any other value,
@@ -57,7 +86,11 @@ NARROW = {
     "notes": "ask for fewer notes, mode digest, or search for the part you need",
     "items": "narrow the call (a smaller limit, a filter, a shorter window)",
 }
-_ATTEMPTS = 4  # budget re-fits when the exact count of the assembled JSON comes out over the cap
+_ATTEMPTS = 8  # exact counts of an assembled result a cut may take (see _Packer._cut)
+# What the JSON-RPC response adds around the result: {"jsonrpc":"2.0","id":…,"result":…}
+# (about 12 tokens with the integer ids SDK clients send; the rest is room for a longer id).
+RPC_ENVELOPE_TOKENS = 48
+_CLOSE_ENOUGH = 40  # a cut within 1/40 of the cap is not re-fitted to gain the last few hundred tokens
 
 # The next call an MCP client should make, where a service named an HTTP route instead.
 _MCP_NEXT = {
@@ -74,6 +107,7 @@ _MCP_NEXT = {
     "policy-denied": "hand the review_url, or the request, to a signed-in person",
 }
 _HTTP_ROUTE = re.compile(r"^(GET|POST|PUT|PATCH|DELETE) /")
+_NON_ASCII = re.compile(r"[^\x00-\x7f]")
 
 
 def deliver(call: Call, outcome: ToolOutput | FastpadError) -> types.CallToolResult:
@@ -123,6 +157,7 @@ class _Packer:
         self._units: list[tuple[str, str]] | None = None
         self._by_id = {b["id"]: b for blocks in self.admitted for b in blocks}
         self._digest_ids = {b["id"] for note, blocks in zip(output.notes, self.admitted) if note.digest for b in blocks}
+        self._handles = {block_id: handle for note in output.notes for block_id, handle in (note.handles or {}).items()}
 
     # -- the units the budget counts: blocks of note content, or items ---------------------
 
@@ -136,46 +171,75 @@ class _Packer:
         return self._units
 
     def render_unit(self, unit_id: str, text: str) -> str:
+        """What a unit adds to the result, as the budget counts it: an item's JSON; a block's Markdown
+        (or its outline line), and its handle when the call asked for handles."""
         if not self.output.notes:
             return text
         block = self._by_id[unit_id]
+        handle = _json({unit_id: self._handles[unit_id]})[1:-1] if unit_id in self._handles else ""
         if self._digest_ids and unit_id in self._digest_ids:
-            return _json(self._outline_line(block))
+            return _json(self._outline_line(block)) + handle
         markdown = serialize_markdown(NoteMeta(), [Block(block["id"], block["type"], block["text"], block["attrs"])])
-        return json.dumps(prepare(markdown, self.policy).text, ensure_ascii=False)[1:-1]
+        return json.dumps(prepare(markdown, self.policy).text, ensure_ascii=False)[1:-1] + handle
 
     # -- packing ----------------------------------------------------------------------------
 
     def pack(self) -> dict[str, Any]:
         cursor = None if self.output.page_cursor else self.call.args.get("cursor")
+        cap = self.policy.max_tokens
         if self.output.key is None:
             return self._fits(self.data)
         if cursor is None:
             whole = self.assemble(None)
-            if _fits_in(whole, self.policy.max_tokens):
+            if _fits_in(whole, cap):
                 return whole
+        return self._cut(cursor, cap)
+
+    def _cut(self, cursor: str | None, cap: int) -> dict[str, Any]:
+        """The result holding the longest run of units from ``cursor`` on whose whole serialized result
+        fits ``cap``. :func:`fit_blocks` picks the units by an estimate (each unit counted as it is sent,
+        twice); the estimate leaves out what each further note adds (its entry) and BPE counts are not
+        quite additive, so the result is counted exactly and the budget moved by what it missed or
+        overshot the cap by, inside the bracket of budgets already known too small or too large."""
         units = self.units()
-        envelope = count_tokens(_json(self.assemble(set(), skeleton=True)))
-        budget = self.policy.max_tokens - envelope
+        budget = cap - _wire_tokens(self.assemble(set(), skeleton=True))
+        best: tuple[int, dict[str, Any]] | None = None
+        low, high = 0, None  # budgets known to leave room to fill (or none next to the hint) / to overshoot
         for _ in range(_ATTEMPTS):
+            guess: int | None = None
             try:
                 fit = fit_blocks(units, budget, cursor, separator=",", scope=self._scope(),
-                                 narrow=NARROW["notes" if self.output.notes else "items"], transform=self.render_unit)
+                                 narrow=NARROW["notes" if self.output.notes else "items"], transform=self.render_unit,
+                                 count=_sent_twice)
             except InvalidCursor as bad:
                 raise ValidationFailed(detail=str(bad), field_errors=[FieldError("cursor", "invalid_cursor", str(bad))],
                                        next_call=f"{self.call.tool.name} again without a cursor") from None
-            except ValueError:
-                raise _too_large(self.call.tool.name) from None
-            data = self.assemble(set(fit.included_block_ids), cut=fit)
-            tokens = count_tokens(_json(data))
-            if tokens <= self.policy.max_tokens:
-                return data
-            budget -= tokens - self.policy.max_tokens + 32
-        raise _too_large(self.call.tool.name)
+            except ValueError:  # no room for a unit next to the hint at this budget
+                low = budget
+            else:
+                data = self.assemble(set(fit.included_block_ids), cut=fit)
+                tokens = _wire_tokens(data)
+                if tokens <= cap:
+                    if best is None or tokens > best[0]:
+                        best = (tokens, data)
+                    if not fit.truncated or cap - tokens < cap // _CLOSE_ENOUGH:
+                        break
+                    low, guess = budget, budget + cap - tokens - 32
+                else:  # by the overshoot, or in proportion when what each note adds made most of it
+                    high = budget if high is None else min(high, budget)
+                    guess = max(fit.tokens - (tokens - cap), fit.tokens * cap // tokens) - 32
+            if guess is None or guess <= low or (high is not None and guess >= high):
+                if high is None or high - low <= 1:
+                    break
+                guess = (low + high) // 2
+            budget = guess
+        if best is None:
+            raise _too_large(self.call.tool.name)
+        return best[1]
 
     def assemble(self, included: set[str] | None, cut: Any = None, *, skeleton: bool = False) -> dict[str, Any]:
-        """The result with the units in ``included`` (None: all of them); ``skeleton``: every note's
-        entry with no blocks, which is what the budget cannot cut."""
+        """The result with the units in ``included`` (None: all of them); ``skeleton``: the first note's
+        entry with no blocks, the least a result the budget cut can hold."""
         data = dict(self.data)
         key = self.output.key
         assert key is not None
@@ -186,7 +250,10 @@ class _Packer:
             data[key] = [item for unit_id, item in zip(ids, self.items) if included is None or unit_id in included]
         if self.output.notes or self.output.notice:
             data["notice"] = NOTICE
-        if cut is not None and cut.truncated:
+        if cut is not None and cut.truncated and self.output.rest is not None:
+            data["truncated"] = True  # no cursor to continue with: the hint says where the rest is
+            data["hint"] = f"Truncated: {len(cut.included_block_ids)} of {len(self.units())} {key} shown; {self.output.rest}."
+        elif cut is not None and cut.truncated:
             data["truncated"] = True
             next_cursor, hint = cut.next_cursor, cut.hint
             if self.output.page_cursor is not None:
@@ -194,6 +261,8 @@ class _Packer:
                 next_cursor = self.output.page_cursor(consumed)
                 hint = hint.replace(cut.next_cursor, next_cursor or "")
             data["next_cursor"], data["hint"] = next_cursor, hint
+            if "has_more" in data:  # a paging tool's flag (the change feed): the cut left part of this page
+                data["has_more"] = True
         elif cut is not None and cut.hint:
             data["hint"] = cut.hint  # a block too large for any result was left out
         return data
@@ -202,6 +271,8 @@ class _Packer:
         entries: list[dict[str, Any]] = []
         self.shown = []
         for note, admitted in zip(self.output.notes, self.admitted):
+            if skeleton and entries:
+                break
             shown = [b for b in admitted if included is None or b["id"] in included]
             if not shown and (admitted or resumed) and included is not None and not skeleton:
                 continue  # cut away entirely, or already sent before the cursor
@@ -263,9 +334,33 @@ class _Packer:
 
 
 def _fits_in(data: dict[str, Any], max_tokens: int) -> bool:
-    text = _json(data)
-    # A token is at least one byte, so a text of at most max_tokens bytes fits without counting.
-    return len(text.encode("utf-8")) <= max_tokens or count_tokens(text) <= max_tokens
+    sent = _sent(data)
+    # A token is at least one byte, so a result of at most max_tokens bytes fits without counting.
+    return len(sent.encode("utf-8")) + RPC_ENVELOPE_TOKENS <= max_tokens or _counted(sent) <= max_tokens
+
+
+def _wire_tokens(data: dict[str, Any]) -> int:
+    """The o200k tokens a successful result carrying ``data`` costs as a JSON-RPC response."""
+    return _counted(_sent(data))
+
+
+def _sent(data: dict[str, Any]) -> str:
+    """The result as the SDK writes it into the response: text content and structuredContent, with
+    non-ASCII escaped (the 2026-07-28 transport's ``json.dumps`` does; it costs more tokens than raw UTF-8,
+    which the 2025-era transport sends)."""
+    return json.dumps(_result(data, is_error=False).model_dump(by_alias=True, mode="json", exclude_none=True),
+                      separators=(",", ":"))
+
+
+def _counted(sent: str) -> int:
+    return count_tokens(sent) + RPC_ENVELOPE_TOKENS
+
+
+def _sent_twice(text: str) -> int:
+    """What a piece of ``structuredContent`` (JSON ``text``) costs on the wire: itself, and its copy
+    inside the text content's JSON string (escaped once more), both with non-ASCII escaped."""
+    structured = text if text.isascii() else _NON_ASCII.sub(lambda m: json.dumps(m.group())[1:-1], text)
+    return count_tokens(structured) + count_tokens(json.dumps(text)[1:-1])
 
 
 def _too_large(tool: str) -> PayloadTooLarge:

@@ -1,7 +1,7 @@
 """JSON Schema (2020-12, MCP's default dialect) building blocks for the twelve tools.
 
 Schemas are written tersely on purpose: the whole ``tools/list`` must fit in
-5,000 tokens (tests/mcp/test_tools_list.py counts it), so a property gets a
+3,500 tokens (tests/mcp/test_tools_list.py counts it), so a property gets a
 description only where its name and type do not already say what it is.
 
 Every output schema also admits the RFC 9457 problem document a failed call
@@ -78,9 +78,8 @@ def outputs(properties: dict[str, Schema], *required: str) -> Schema:
 # -- arguments several tools share -------------------------------------------------------
 
 SESSION: Schema = desc(STR, "from fastpad_capabilities")
-FLOOR: Schema = desc(enum("human", "reviewed", "all"),
-                     "trust floor; default human (text a person wrote or accepted). Lower it only on purpose")
-CURSOR: Schema = desc(STR, "next_cursor of the previous call, same arguments")
+FLOOR: Schema = desc(enum("human", "reviewed", "all"), "default human: text a person wrote or accepted; lower only on purpose")
+CURSOR: Schema = STR  # every cut result's hint says to pass its next_cursor back here
 
 # -- members the outbound path adds to a result it had to cut ---------------------------------
 

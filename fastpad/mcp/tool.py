@@ -56,6 +56,8 @@ class ToolOutput:
     page_cursor: Callable[[int], str | None] | None = None
     notice: bool = False  # the items carry note text (snippets, evidence…): say it is data
     max_tokens: int | None = None  # a cap below the default the call asked for (context's max_tokens)
+    # For a tool that takes no cursor (propose): where the rest of a list the budget cut can be read.
+    rest: str | None = None
 
 
 @dataclass(frozen=True)
@@ -105,7 +107,11 @@ class ToolSpec:
         return all(principal.has(scope) for scope in self.scopes)
 
     def listing(self, principal: Principal) -> types.Tool:
-        """The tool as ``tools/list`` shows it to this credential. Static text: no note content."""
+        """The tool as ``tools/list`` shows it to this credential. Static text: no note content.
+
+        ``destructiveHint`` and ``idempotentHint`` are meaningful only when ``readOnlyHint`` is false
+        (MCP ``ToolAnnotations``), so a tool read-only for this credential leaves them out."""
+        read_only = self.read_only(principal)
         return types.Tool(
             name=self.name,
             title=self.title,
@@ -113,9 +119,9 @@ class ToolSpec:
             input_schema=self.input_schema,
             output_schema=self.output_schema,
             annotations=types.ToolAnnotations(
-                read_only_hint=self.read_only(principal),
-                destructive_hint=self.destructive(principal),
-                idempotent_hint=True,  # reads change nothing; writes replay under idempotency_key
+                read_only_hint=read_only,
+                destructive_hint=None if read_only else self.destructive(principal),
+                idempotent_hint=None if read_only else True,  # writes replay under idempotency_key
                 open_world_hint=False,  # the workspace only: nothing outside it is reached
             ),
         )

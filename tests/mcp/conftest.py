@@ -31,6 +31,7 @@ from mcp import Client, StdioServerParameters
 from mcp.client.streamable_http import streamable_http_client
 
 from fastpad.deployment import CONFIG_NAME, Deployment, open_deployment
+from fastpad.errors import Conflict, ValidationFailed
 from tests import node as project_node
 from tests.api.conftest import FP, OWNER_EMAIL, run_fp, serve, stop
 
@@ -78,8 +79,9 @@ class McpServer:
         """A note written by the workspace owner (human_typed): its NoteView."""
         return self.deployment.notes.create(self.deployment.operator_principal(), markdown=markdown)
 
-    def client(self, token: str, mode: str = "2026-07-28") -> AsyncContextManager["Agent"]:
-        return sdk_agent(self.url, token, mode)
+    def client(self, token: str, mode: str = "2026-07-28",
+               transport: httpx2.AsyncBaseTransport | None = None) -> AsyncContextManager["Agent"]:
+        return sdk_agent(self.url, token, mode, transport)
 
     def stdio(self, token: str, tmp: Path) -> StdioServerParameters:
         """``fp mcp`` as a local client launches it, with the credential in its environment."""
@@ -87,9 +89,11 @@ class McpServer:
 
 
 @asynccontextmanager
-async def sdk_agent(url: str, token: str, mode: str = "2026-07-28") -> AsyncIterator["Agent"]:
-    """The official Python SDK's client on the server's ``/mcp``, as an agent holding ``token``."""
-    http = httpx2.AsyncClient(headers={"authorization": f"Bearer {token}"}, timeout=30)
+async def sdk_agent(url: str, token: str, mode: str = "2026-07-28",
+                    transport: httpx2.AsyncBaseTransport | None = None) -> AsyncIterator["Agent"]:
+    """The official Python SDK's client on the server's ``/mcp``, as an agent holding ``token``
+    (``transport``: one that also records what crossed the wire)."""
+    http = httpx2.AsyncClient(headers={"authorization": f"Bearer {token}"}, timeout=30, transport=transport)
     async with http, Client(streamable_http_client(url, http_client=http), mode=mode) as client:
         yield Agent(client)
 
@@ -190,6 +194,20 @@ def mcp_server(request: pytest.FixtureRequest) -> McpServer:
 @pytest.fixture
 def mcp(sqlite_mcp: McpServer) -> McpServer:
     """SQLite: for everything the MCP layer does the same way on either backend."""
+    return sqlite_mcp
+
+
+@pytest.fixture(scope="module")
+def typed(sqlite_mcp: McpServer) -> McpServer:
+    """The SQLite server with the types the typed tools read: ``Event`` (the calendar) and ``Sighting``."""
+    owner = sqlite_mcp.deployment.operator_principal()
+    for name, properties in (("Event", [{"name": "start", "kind": "datetime"}, {"name": "end", "kind": "datetime"},
+                                        {"name": "all_day", "kind": "checkbox"}]),
+                             ("Sighting", [{"name": "species", "kind": "text"}, {"name": "count", "kind": "number"}])):
+        try:
+            sqlite_mcp.deployment.types.define(owner, name=name, properties=properties)
+        except (Conflict, ValidationFailed):
+            pass  # defined by an earlier module of this session
     return sqlite_mcp
 
 

@@ -6,25 +6,9 @@ from __future__ import annotations
 
 from datetime import datetime, timedelta, timezone
 
-import pytest
-
-from fastpad.errors import Conflict, ValidationFailed
 from tests.mcp.conftest import McpServer, run
 
 NOON = datetime(2031, 5, 6, 12, 0, tzinfo=timezone.utc)
-
-
-@pytest.fixture(scope="module")
-def typed(sqlite_mcp: McpServer) -> McpServer:
-    owner = sqlite_mcp.deployment.operator_principal()
-    for name, properties in (("Event", [{"name": "start", "kind": "datetime"}, {"name": "end", "kind": "datetime"},
-                                        {"name": "all_day", "kind": "checkbox"}]),
-                             ("Sighting", [{"name": "species", "kind": "text"}, {"name": "count", "kind": "number"}])):
-        try:
-            sqlite_mcp.deployment.types.define(owner, name=name, properties=properties)
-        except (Conflict, ValidationFailed):
-            pass  # defined by an earlier module of this session
-    return sqlite_mcp
 
 
 def test_query_pages_rows_without_bodies(typed: McpServer) -> None:

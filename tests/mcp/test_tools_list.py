@@ -5,7 +5,8 @@
 - descriptions are static: no note content ever appears in the list;
 - every schema is JSON Schema 2020-12, every output schema also admits the problem
   document a failed call carries, and the annotations say what each tool does;
-- the whole list fits in 5,000 tokens counted with the offline BPE tokenizer.
+- the whole list fits in 3,500 tokens counted with the offline BPE tokenizer (issue 18; the spec's
+  ceiling is about 5,000).
 """
 
 from __future__ import annotations
@@ -19,10 +20,11 @@ from tests.mcp.conftest import McpServer
 from tests.mcp.test_flow import TOOL_ORDER
 from tests.mcp.wire import LEGACY, MODERN, post
 
-TOKENS_LIMIT = 5_000
+TOKENS_LIMIT = 3_500
 # Measured with o200k_base on the wire body of tools/list for a token holding every scope the
-# tools need (all twelve listed): recorded here so a change that grows the list shows in review.
-MEASURED_TOKENS = 3_610
+# tools need (all twelve listed), 2026-07-28 era (the 2025-11-25 body is 44 tokens shorter):
+# recorded here so a change that grows the list shows in review. It was 3,610 before issue 18.
+MEASURED_TOKENS = 3_412
 
 
 def listed(mcp: McpServer, token: str, era: str = MODERN) -> tuple[dict, str]:
@@ -31,14 +33,14 @@ def listed(mcp: McpServer, token: str, era: str = MODERN) -> tuple[dict, str]:
     return response.json()["result"], response.text
 
 
-def test_the_whole_list_fits_in_5000_tokens(mcp: McpServer) -> None:
+def test_the_whole_list_fits_in_3500_tokens(mcp: McpServer) -> None:
     token = mcp.mint("everything", "notes:read,notes:propose,search:read,graph:read,turns:accept")
     for era in (MODERN, LEGACY):
         result, wire = listed(mcp, token, era)
         assert [t["name"] for t in result["tools"]] == TOOL_ORDER
         tokens = count_tokens(wire)
         assert tokens <= TOKENS_LIMIT, f"tools/list is {tokens} tokens"
-        assert abs(tokens - MEASURED_TOKENS) < 300, f"tools/list is now {tokens} tokens: update MEASURED_TOKENS"
+        assert abs(tokens - MEASURED_TOKENS) < 100, f"tools/list is now {tokens} tokens: update MEASURED_TOKENS"
 
 
 def test_a_read_token_sees_no_tool_that_writes(mcp: McpServer) -> None:
@@ -63,10 +65,14 @@ def test_annotations_say_what_each_tool_does_for_this_credential(mcp: McpServer)
 
     agent = annotations(mcp.tokens["agent"])
     for name, hints in agent.items():
-        assert hints["openWorldHint"] is False and hints["idempotentHint"] is True
+        assert hints["openWorldHint"] is False
         writes = name in ("fastpad_propose", "fastpad_turn")
         assert hints["readOnlyHint"] is (not writes), name
-        assert hints["destructiveHint"] is False, name  # proposals wait for a person
+        if writes:
+            assert hints["idempotentHint"] is True, name  # a retry under the same idempotency_key replays
+            assert hints["destructiveHint"] is False, name  # proposals wait for a person
+        else:  # meaningful only when readOnlyHint is false (MCP ToolAnnotations), so left out
+            assert "destructiveHint" not in hints and "idempotentHint" not in hints, name
     assert annotations(mcp.tokens["autoapply"])["fastpad_propose"]["destructiveHint"] is True
     assert annotations(mcp.tokens["acceptor"])["fastpad_turn"]["destructiveHint"] is True
 

@@ -38,8 +38,8 @@ TOOL = ToolSpec(
     name="fastpad_calendar",
     title="Calendar",
     description="Events between start and end (ISO 8601 with offset, at most 366 days): note_id, title, start, end, "
-                "all_day. A note-scoped credential gets busy intervals only. Never writes; propose add_event or "
-                "move_event ops instead.",
+                "all_day. A note-scoped credential gets busy intervals only. Read-only: propose add_event or "
+                "move_event ops.",
     scopes=(NOTES_READ,),
     input_schema=s.inputs({"session": s.SESSION, "start": s.STR, "end": s.STR, "cursor": s.CURSOR},
                           "session", "start", "end"),

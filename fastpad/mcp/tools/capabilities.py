@@ -58,9 +58,8 @@ def run(call: Call) -> ToolOutput:
 TOOL = ToolSpec(
     name="fastpad_capabilities",
     title="Capabilities and session",
-    description="Call first. Returns the session every other tool requires (MCP is stateless), plus identity, "
-                "scopes, visible tools, the notes you may propose to (writable: all, note_set with note_ids, or "
-                "none) and limits.",
+    description="Call first: the session every other tool requires (MCP is stateless), identity, scopes, visible "
+                "tools, the notes you may propose to (writable: all, note_set with note_ids, none) and limits.",
     scopes=(),
     input_schema=s.inputs({"cursor": s.CURSOR}),  # only a note set too long for one result pages
     output_schema=s.outputs({

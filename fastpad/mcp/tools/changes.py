@@ -28,9 +28,9 @@ async def run(call: Call) -> ToolOutput:
 TOOL = ToolSpec(
     name="fastpad_changes",
     title="Change feed",
-    description="What changed since a cursor, oldest first: kind, note, blocks touched, who and when; never bodies. "
-                "Start without a cursor, then always pass next_cursor back. has_more: call again at once. wait_ms "
-                "waits for the next change.",
+    description="What changed since a cursor, oldest first: kind, note, blocks touched, who, when; no bodies. "
+                "Start without a cursor, then pass next_cursor back. has_more: call again now. wait_ms waits for a "
+                "change.",
     scopes=(NOTES_READ,),
     input_schema=s.inputs({
         "session": s.SESSION,

@@ -112,9 +112,9 @@ def run(call: Call) -> ToolOutput:
 TOOL = ToolSpec(
     name="fastpad_context",
     title="Context bundle",
-    description="Everything relevant to a question in one budgeted bundle: searches, expands each hit with its "
-                "neighbouring blocks, heading and one-hop linked notes, dedupes, reranks, and fits max_tokens. "
-                "Returns Markdown excerpts with block anchors; fetch a note whole with fastpad_fetch.",
+    description="One budgeted bundle for a question: search hits expanded with neighbouring blocks, their heading "
+                "and one-hop linked notes, deduped, reranked, fit to max_tokens. Markdown excerpts with block "
+                "anchors; fastpad_fetch reads a note whole.",
     scopes=(NOTES_READ,),
     input_schema=s.inputs({
         "session": s.SESSION,

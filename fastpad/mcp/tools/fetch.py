@@ -73,9 +73,9 @@ def _read(call: Call, note_id: str, *, digest: bool, with_handles: bool) -> Note
 TOOL = ToolSpec(
     name="fastpad_fetch",
     title="Read notes",
-    description=f"Read up to {FETCH_MAX_NOTES} notes as Markdown with a {{#blockId}} anchor after each block, or "
-                "mode digest: structure only (block ids, types, sizes, headings). with_handles: true adds each "
-                "block's handle and the frontier, which fastpad_propose needs (handles expire in 5 minutes).",
+    description=f"Up to {FETCH_MAX_NOTES} notes as Markdown, a {{#blockId}} anchor after each block; mode digest: "
+                "structure only (block ids, types, sizes, headings). with_handles: true adds block handles and the "
+                "frontier for fastpad_propose (handles last 5 minutes).",
     scopes=(NOTES_READ,),
     input_schema=s.inputs({
         "session": s.SESSION,

@@ -24,8 +24,8 @@ def run(call: Call) -> ToolOutput:
 TOOL = ToolSpec(
     name="fastpad_history",
     title="Block state",
-    description="One block as it stands: its Markdown, who last wrote it (person or agent, which credential), when, "
-                "its origin (human_typed, agent_written, inbound_untrusted) and review state. Not a version log.",
+    description="One block as it stands: Markdown, who last wrote it (person or agent, which credential), when, "
+                "origin (human_typed, agent_written, inbound_untrusted), review state. Not a version log.",
     scopes=(NOTES_READ,),
     input_schema=s.inputs({"session": s.SESSION, "note_id": s.STR, "block_id": s.STR, "floor": s.FLOOR},
                           "session", "note_id", "block_id"),

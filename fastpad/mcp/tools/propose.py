@@ -48,8 +48,10 @@ def run(call: Call) -> ToolOutput:
         next_call = "it landed under auto-apply; a person can review or revert it on the Agent activity page"
     else:
         next_call = "hand turn.review_url to a person; fastpad_turn with action status shows where it stands"
+    rest = ("propose fewer ops to see every diff" if turn.dry_run
+            else "the whole diff: fastpad_turn with action diff and this turn_id, which pages")
     return ToolOutput({"turn": turn_view(turn), "next": next_call}, key="diffs", items=diff_views(turn),
-                      item_id=lambda diff: diff["block_id"], notice=True)
+                      item_id=lambda diff: diff["block_id"], notice=True, rest=rest)
 
 
 _EDIT_ARGS = ("note_id", "ops", "expected_frontier")
@@ -111,11 +113,11 @@ def _destructive(principal: Principal) -> bool:
 TOOL = ToolSpec(
     name="fastpad_propose",
     title="Propose an edit",
-    description="The only write: ops on one note become a proposal a person reviews; returns its review_url to "
-                "hand over. Prose ops (insert_after, insert_before, replace_block, delete) address blocks by handle; "
-                "add_edge, add_event, move_event always wait for a person. A new note: new_note instead of note_id, "
-                "ops, expected_frontier. dry_run validates and diffs only. Cite what you drew on in "
-                "source_block_ids; never paste text from another note.",
+    description="The only write: ops on one note become a proposal a person reviews (hand them its review_url). "
+                "Prose ops (insert_after, insert_before, replace_block, delete) take a block handle; add_edge, "
+                "add_event, move_event always wait for a person. new_note instead of note_id, ops and "
+                "expected_frontier proposes a note. dry_run: validate and diff only. Cite sources in "
+                "source_block_ids; never paste another note's text.",
     scopes=(NOTES_PROPOSE,),
     input_schema=s.inputs({
         "session": s.SESSION,

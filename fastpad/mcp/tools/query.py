@@ -44,16 +44,16 @@ def _row(row: QueryRow, grouped: bool) -> dict[str, Any]:
     return out
 
 
-_FILTER = s.obj({"property": s.desc(s.STR, "Type.property"),
+_FILTER = s.obj({"property": s.STR,
                  "op": s.enum("eq", "neq", "in", "lt", "lte", "gt", "gte", "contains", "has", "has_not"),
                  "value": {}}, "property", "op")
 
 TOOL = ToolSpec(
     name="fastpad_query",
     title="Query typed notes",
-    description="Structured query over typed properties: notes of a type (or a subtype) filtered (all must hold), "
-                "sorted (up to 3 keys: a property, title, created_at or updated_at) and optionally grouped. Rows "
-                "carry id, title, types and properties, never bodies. Name properties Type.property.",
+    description="Notes of a type (or subtype) by typed properties: filtered (all must hold), sorted (up to 3 "
+                "keys: a property, title, created_at, updated_at), optionally grouped. Rows: id, title, types, "
+                "properties; never bodies. Properties are named Type.property.",
     scopes=(NOTES_READ,),
     input_schema=s.inputs({
         "session": s.SESSION,

@@ -49,10 +49,9 @@ def hit_view(hit: SearchHit) -> dict[str, Any]:
 TOOL = ToolSpec(
     name="fastpad_search",
     title="Search notes",
-    description="Hybrid search (lexical, semantic, graph, recency). Each hit: note_id, title, heading path, score, "
-                "anchors (block ids, best first), a short snippet and why it ranked. Never bodies: fastpad_fetch "
-                "reads notes. A hit with superseded_by names the newer note. hidden: how many matches your floor, "
-                "archived notes or note set kept out.",
+    description="Hybrid search (lexical, semantic, graph, recency). Hits: note_id, title, heading path, score, "
+                "anchors (block ids, best first), snippet, why it ranked; superseded_by names a newer note. No "
+                "bodies (fastpad_fetch reads notes). hidden: matches your floor, archived notes or note set kept out.",
     scopes=(SEARCH_READ,),
     input_schema=s.inputs({
         "session": s.SESSION,

@@ -62,8 +62,8 @@ TOOL = ToolSpec(
     name="fastpad_turn",
     title="Your proposals",
     description="Your own proposals: action list, status, diff (per-block before/after), abandon, or accept "
-                "(block_ids: accept some). Accepting needs the turns:accept grant; without it you get "
-                "approve-not-permitted and the review_url to hand to a person.",
+                "(block_ids: some). Accepting needs turns:accept; without it: approve-not-permitted and the "
+                "review_url for a person.",
     scopes=(NOTES_READ,),
     input_schema=s.inputs({
         "session": s.SESSION,
