@@ -1,20 +1,20 @@
 // The workspace's collections (saved views) for the sidebar, and the types views are over:
 // GET /v1/collections, read again when the change feed says one was created, changed or
 // deleted; a type (GET /v1/types/{name}) read once and again only after the feed says types changed.
-const GATHER_MS = 200;
+import { FeedList } from "./feed_list.js";
 
-export class CollectionsIndex {
+export class CollectionsIndex extends FeedList {
   constructor(api, feed) {
-    this.api = api;
-    this.items = [];
-    this.listeners = new Set();
+    super(api, feed, { gatherMs: 200 });
     this.types = new Map(); // type name -> its GET, answered or on its way
-    feed.listen((changes) => {
-      if (changes.some((change) => change.kind.startsWith("type_"))) this.types.clear();
-      if (!changes.some((change) => change.kind.startsWith("collection"))) return;
-      clearTimeout(this.timer);
-      this.timer = setTimeout(() => this.load(), GATHER_MS);
-    });
+  }
+
+  concerns(kind) {
+    return kind.startsWith("collection");
+  }
+
+  noticed(changes) {
+    if (changes.some((change) => change.kind.startsWith("type_"))) this.types.clear();
   }
 
   async load() {
@@ -44,14 +44,5 @@ export class CollectionsIndex {
       this.types.set(name, answer);
     }
     return this.types.get(name);
-  }
-
-  listen(listener) {
-    this.listeners.add(listener);
-    return () => this.listeners.delete(listener);
-  }
-
-  _changed() {
-    for (const listener of this.listeners) listener();
   }
 }
