@@ -74,7 +74,10 @@ def test_both_runs_print_one_demo_token_and_the_first_alone_a_password(runs):
 def test_the_printed_sign_in_works_and_the_printed_reset_command_resets_it(runs):
     base = runs["base"]
     password = re.search(r"sign in +owner@localhost / (\S+)", runs["first"]).group(1)
-    assert httpx.post(f"{base}/v1/session", json={"email": "owner@localhost", "password": password}).status_code == 201
+    session = httpx.post(f"{base}/v1/session", json={"email": "owner@localhost", "password": password})
+    assert session.status_code == 201
+    cookie = {"cookie": f"fastpad_session={session.cookies['fastpad_session']}"}
+    assert httpx.get(f"{base}/v1/notes", headers=cookie).status_code == 200
     page = httpx.get(f"{base}/signin")
     assert page.status_code == 200 and "fp user set-password --data-dir DATA_DIR" in page.text
     reset = re.search(r"forgot it\?  (.+)$", runs["second"], re.M).group(1)
@@ -83,7 +86,8 @@ def test_the_printed_sign_in_works_and_the_printed_reset_command_resets_it(runs)
     done = subprocess.run(command, input="a new password, typed\n", capture_output=True, text=True, timeout=60,
                           cwd="/", env={"PATH": "/usr/bin:/bin"})
     assert done.returncode == 0, done.stderr
-    assert done.stdout.strip() == "Password of owner@localhost set"
+    assert done.stdout.strip() == "Password of owner@localhost set; 1 web session signed out"
+    assert httpx.get(f"{base}/v1/notes", headers=cookie).status_code == 401, "the reset ended the session"
     assert httpx.post(f"{base}/v1/session", json={"email": "owner@localhost", "password": password}).status_code == 401
     signed_in = httpx.post(f"{base}/v1/session", json={"email": "owner@localhost", "password": "a new password, typed"})
     assert signed_in.status_code == 201

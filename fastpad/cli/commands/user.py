@@ -53,7 +53,7 @@ def set_password(data_dir: Path, email: str | None, generate: bool) -> None:
     payload = {"email": person.email, "password": password if generate else None, "sessions_ended": ended}
     out.result(payload, lambda p: out.text(
         f"Password of {p['email']} set" + (f": {p['password']}   (generated; shown once)" if p["password"] else "")
-        + f"; {p['sessions_ended']} web session(s) signed out"))
+        + f"; {p['sessions_ended']} web session{'' if p['sessions_ended'] == 1 else 's'} signed out"))
 
 
 def _read_password() -> str:
