@@ -36,7 +36,7 @@ from typing import Any
 
 from fastpad.errors import NotFound, ProviderNotConfigured
 from fastpad.knowledge.notes import NoteService
-from fastpad.knowledge.trust import admits, floor_for
+from fastpad.knowledge.trust import TrustFloor, admits, floor_for
 from fastpad.notes import Block, NoteMeta, serialize_markdown
 from fastpad.notes.ids import ULID_PATTERN
 from fastpad.outbound import OutboundPolicy, count_tokens, fence_note, new_boundary, prepare
@@ -135,7 +135,7 @@ class AskService:
             )
         self.tokens.check_ask_allowance(principal)
         floor = floor_for(principal)
-        excerpts, fenced = self._retrieve(principal, question, policy)
+        excerpts, fenced = self._retrieve(principal, question, policy, floor)
         if not excerpts:
             return Answer(question, NOTHING_FOUND, (), 0, 0, 0, None, 0, True, floor.value)
         messages = [
@@ -148,9 +148,9 @@ class AskService:
         return Answer(question, text, citations, dropped, len(excerpts), len({e.note_id for e in excerpts}),
                       completion.model, completion.total_tokens, completion.usage_reported, floor.value)
 
-    def _retrieve(self, principal: Principal, question: str, policy: OutboundPolicy) -> tuple[list[Excerpt], str]:
-        """The blocks sent for this question and the fenced text that carries them."""
-        floor = floor_for(principal)
+    def _retrieve(self, principal: Principal, question: str, policy: OutboundPolicy,
+                  floor: TrustFloor) -> tuple[list[Excerpt], str]:
+        """The blocks sent for this question (those ``floor`` admits) and the fenced text that carries them."""
         hits = self.search.search(principal, question, limit=NOTES_RETRIEVED).hits
         notes: list[tuple[str, str, list[Block]]] = []  # note id, title, its blocks to send
         excerpts: list[Excerpt] = []
