@@ -227,17 +227,21 @@ def _words(text: str) -> list[str]:
 PHRASE, SENTENCE, NAME, KEYWORDS = "phrase", "sentence", "name", "keywords"
 
 # Weights per kind of query, by strategy. Each row keeps every strategy in play
-# (no zero weight: a strategy can still lift a document the others agree on)
-# and leans on the one that kind of query is best served by:
+# (no zero weight: a strategy can still lift a document the others agree on).
+# Lexical and dense weigh the same unless the query itself says which one it is
+# for. Leaning sentences on dense and keywords on lexical was measured to help
+# one collection and hurt the next (bench/retrieval.py: Vaswani -0.005, NFCorpus
+# +0.004, a held-out collection -0.023 against plain RRF), so no row leans on a
+# guess about the text:
 #   phrase   — the user quoted words: the words are what they want → lexical.
-#   sentence — a question or a long sentence: meaning over exact words → dense.
+#   sentence — a question or a long sentence: both retrieval arms alike.
 #   name     — a person, project or place: what is attached to it → graph.
-#   keywords — a few plain words: lexical first, dense close behind.
+#   keywords — a few plain words: both retrieval arms alike.
 QUERY_WEIGHTS: dict[str, dict[str, float]] = {
     PHRASE: {"lexical": 2.0, "dense": 0.6, "graph": 0.5, "recency": 0.3},
-    SENTENCE: {"lexical": 0.8, "dense": 1.6, "graph": 0.5, "recency": 0.3},
-    NAME: {"lexical": 1.0, "dense": 0.6, "graph": 1.6, "recency": 0.5},
-    KEYWORDS: {"lexical": 1.3, "dense": 1.0, "graph": 0.5, "recency": 0.4},
+    SENTENCE: {"lexical": 1.0, "dense": 1.0, "graph": 0.5, "recency": 0.3},
+    NAME: {"lexical": 1.0, "dense": 1.0, "graph": 1.6, "recency": 0.5},
+    KEYWORDS: {"lexical": 1.0, "dense": 1.0, "graph": 0.5, "recency": 0.4},
 }
 
 SENTENCE_MIN_WORDS = 6
