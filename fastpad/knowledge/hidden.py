@@ -3,9 +3,10 @@
 An empty search an agent gets because its own unreviewed text sits below its trust floor looks
 exactly like a search that found nothing; so a read that hides matches says how many, for which
 reason, and what to send to see them. Search (``search/service.py``) counts notes below the
-floor and archived ones, never notes outside the caller's note set (that count, query by query,
-would tell a limited token what the other notes say); ``fastpad_fetch`` counts blocks below
-the floor and, of the ids its caller named, those outside the set.
+floor and archived ones; for a caller limited to a note set it says so on every short page, with
+no count (:func:`limited_to_note_set`): that count, query by query, would tell a limited token
+what the other notes say. ``fastpad_fetch`` counts blocks below the floor and, of the ids its
+caller named, those outside the set.
 """
 
 from __future__ import annotations
@@ -23,7 +24,7 @@ SCOPE = "scope"
 @dataclass(frozen=True)
 class Hidden:
     reason: str  # TRUST_FLOOR | ARCHIVED | SCOPE
-    count: int
+    count: int | None  # None: deliberately not counted (see limited_to_note_set)
     unit: str  # "notes" | "blocks"
     because: str
     show_with: dict[str, Any] | None  # the parameter (and value) that shows them; None: no parameter can
@@ -51,3 +52,11 @@ def archived(count: int, *, at_least: bool = False) -> Hidden:
 def outside_note_set(count: int, unit: str, *, at_least: bool = False) -> Hidden:
     return Hidden(SCOPE, count, unit, "outside this credential's note set: only a person can mint a token whose "
                   "note set includes them; tagging cannot widen it", None, at_least)
+
+
+def limited_to_note_set() -> Hidden:
+    """Said on a search's short page whenever the caller is limited to a note set, whether or not
+    anything outside it matched — so it tells nothing about the other notes."""
+    return Hidden(SCOPE, None, "notes", "this credential reads only its note set, and notes outside it are never "
+                  "counted: a count per query would tell what they hold; only a person can mint a token whose note "
+                  "set includes more", None)

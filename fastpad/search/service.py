@@ -22,7 +22,7 @@ from datetime import datetime
 from typing import Any
 
 from fastpad.errors import FieldError, ValidationFailed
-from fastpad.knowledge.hidden import Hidden, archived, below_floor
+from fastpad.knowledge.hidden import Hidden, archived, below_floor, limited_to_note_set
 from fastpad.knowledge.trust import TrustFloor, admits, floor_for
 from fastpad.outbound.secrets import find_secrets, redact
 from fastpad.search.fusion import DENSE, GRAPH, LEXICAL, RECENCY, STRATEGIES, FusedHit
@@ -248,7 +248,7 @@ def _hidden(tx: WorkspaceTx, parsed: ParsedQuery, flt: SearchFilter, principal: 
     its note set) whose blocks match the query's words with only that restriction lifted, less
     those that match with it: counted, never shown. The text index decides (the strategy every word goes
     through), reading at most ``HIDDEN_SCAN`` blocks per reason; a count that reached it is a
-    lower bound."""
+    lower bound. A caller limited to a note set is told so, uncounted."""
     match = lexical_match(parsed, tx.search_index.backend)
     if not match or flt.sees_nothing:
         return ()
@@ -262,9 +262,6 @@ def _hidden(tx: WorkspaceTx, parsed: ParsedQuery, flt: SearchFilter, principal: 
         relaxed.append((replace(flt, allowed_provenance=None), lambda n, **kw: below_floor(n, "notes", at, **kw)))
     if not flt.include_archived:
         relaxed.append((replace(flt, include_archived=True), archived))
-    # Never the notes outside the caller's note set: a count of them per query would let a token
-    # limited to some notes ask, word by word, what the others say. (fastpad_fetch counts the ids
-    # its caller named itself, which tells it nothing new.)
     hidden = []
     for candidate, explain in relaxed:
         found, cut = matching(candidate)
@@ -274,6 +271,11 @@ def _hidden(tx: WorkspaceTx, parsed: ParsedQuery, flt: SearchFilter, principal: 
         shown, _ = matching(replace(flt, note_ids=among))  # which of them the caller's own filter admits
         if found - shown:
             hidden.append(explain(len(found - shown), at_least=cut))
+    if flt.note_ids is not None:
+        # Said, never counted: a count of the notes outside the set per query would let a token
+        # limited to some notes ask, word by word, what the others say. (fastpad_fetch counts the
+        # ids its caller named itself, which tells it nothing new.)
+        hidden.append(limited_to_note_set())
     return tuple(hidden)
 
 

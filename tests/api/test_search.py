@@ -63,7 +63,7 @@ def test_bad_search_requests_are_problems(server):
         assert_problem(client.get("/v1/search", params={"q": "x"}), 403, "insufficient-scope", server.base_url)
 
 
-def test_a_short_page_counts_what_the_floor_archive_and_note_set_kept_out_and_never_shows_it(owner, server):
+def test_a_short_page_counts_what_the_floor_and_archive_kept_out_says_a_note_set_limits_it_and_never_shows_it(owner, server):
     term = word()
     private = {name: word() for name in ("unreviewed", "shelved", "outside")}  # each note's own words
     writer = server.mint("notes:write,notes:read", "--auto-apply", "--label", "tests: hidden writer")["token"]
@@ -95,8 +95,12 @@ def test_a_short_page_counts_what_the_floor_archive_and_note_set_kept_out_and_ne
     assert hidden == {"trust_floor": (1, "notes", {"floor": "all"}), "archived": (1, "notes", {"include_archived": True})}
     found, hidden = hidden_by(scoped)
     assert found == {visible}
-    # Outside its note set nothing is counted: per query, that count would say what those notes hold.
-    assert hidden == {"trust_floor": (1, "notes", {"floor": "all"})}
+    # Outside its note set nothing is counted (per query, that count would say what those notes
+    # hold): the page says the set limits it, the same whether or not anything outside matched.
+    said = {"trust_floor": (1, "notes", {"floor": "all"}), "scope": (None, "notes", None)}
+    assert hidden == said
+    _, nothing_anywhere = hidden_by(scoped, q=word())  # a word no note holds, in the set or outside it
+    assert nothing_anywhere == {"scope": said["scope"]}
     # The parameters it names show what it counted, and then nothing is hidden for that reason.
     found, hidden = hidden_by(whole, floor="all", include_archived="true")
     assert found == {visible, outside, unreviewed, shelved} and hidden == {}

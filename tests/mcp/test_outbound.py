@@ -212,7 +212,8 @@ def test_search_and_fetch_count_what_the_floor_the_archive_and_the_note_set_kept
 
     searched, fetched, _, texts = run(lambda: scenario(scoped))
     assert {h["note_id"] for h in searched["hits"]} == {visible.id}
-    assert reasons(searched) == {"trust_floor": (1, "notes", {"floor": "all"})}  # never what lies outside the set
+    # Said, never counted: what lies outside the set is not the scoped token's to measure.
+    assert reasons(searched) == {"trust_floor": (1, "notes", {"floor": "all"}), "scope": (None, "notes", None)}
     assert fetched["out_of_scope"] == [outside.id]
     assert reasons(fetched) == {"scope": (1, "notes", None), "trust_floor": (2, "blocks", {"floor": "all"})}
     for name, note_id in hidden_ids.items():

@@ -72,7 +72,8 @@ class SearchHitOut(BaseModel):
 
 class HiddenOut(BaseModel):
     reason: str = Field(description="trust_floor, archived or scope")
-    count: int = Field(description="how many notes matched that this reason alone kept out (never which)")
+    count: int | None = Field(description="how many notes matched that this reason alone kept out (never which); "
+                                        "null for scope: notes outside a note set are never counted")
     unit: str
     because: str
     show_with: dict[str, Any] | None = Field(
