@@ -10,8 +10,10 @@ What ``fastpad_context`` returns, and what ``bench/retrieval.py`` measures (the 
    to the opening blocks of linked notes.
 3. **Dedupe** by block id, keeping a block's best score.
 4. **Rank**: a block scores its note's fused search score, weighted by how it was reached
-   (anchor > neighbour > heading > linked note); notes are ordered by their best block,
-   blocks within a note by position.
+   (anchor > neighbour > heading > linked note); the notes search found are ordered by their
+   best block, then **reranked** by what search does not do, reading the candidates together
+   (:func:`rerank`: pseudo-relevance feedback from the best notes' words); a linked note comes
+   right after the note it was reached from; blocks within a note by position.
 5. **Pack** the budget, counted in o200k tokens of each note as the tool renders it
    (:func:`render_note`: its fenced Markdown with block anchors). Every block gets the same
    share: the largest number of tokens for which the ranked notes, each block cut to that
@@ -31,7 +33,9 @@ between its notes say nothing a body read under ``notes:read`` does not.
 
 from __future__ import annotations
 
+import math
 import re
+from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
@@ -42,7 +46,7 @@ from fastpad.knowledge.notes import NoteService, NoteView
 from fastpad.knowledge.trust import TrustFloor, admits, floor_for
 from fastpad.notes import Block, NoteMeta, serialize_markdown
 from fastpad.outbound import count_tokens, fence_note
-from fastpad.search.query import ParsedQuery, matched_terms, parse_query
+from fastpad.search.query import ParsedQuery, content_words, matched_terms, parse_query
 from fastpad.search.service import MAX_LIMIT, SearchService
 from fastpad.security.principals import Principal
 from fastpad.security.scopes import GRAPH_READ, NOTES_READ, SEARCH_READ
@@ -55,6 +59,8 @@ EXPAND_FROM = 3  # best notes whose links are followed
 LINKS_PER_NOTE = 5
 LINKED_BLOCKS = 2  # opening blocks taken from a linked note
 WEIGHT = {"anchor": 1.0, "neighbour": 0.6, "heading": 0.5, "linked": 0.35}
+FEEDBACK_NOTES = 10  # the best candidates whose words vote in the rerank
+RRF_K = 60  # the rerank fuses two orders by plain reciprocal rank
 MIN_SHARE = 32  # tokens: no block is cut below about one sentence
 GAP = "[...]"  # where an excerpt left text out (ASCII: one token, escaped nowhere)
 # What a note is counted with: a boundary of the length the outbound path draws (16 hex digits).
@@ -154,6 +160,30 @@ class _Candidate:
         return max(self.scores.values(), default=0.0)
 
 
+def rerank(ranked: list[_Candidate]) -> list[_Candidate]:
+    """The candidates in the plain RRF (k = ``RRF_K``) of their fused order and a feedback order.
+
+    Search scores each note against the query alone; this reads the candidates together
+    (pseudo-relevance feedback): each word of the best ``FEEDBACK_NOTES`` votes with the share
+    of them it occurs in, times how rare it is among all the candidates (log of the pool's size
+    over the notes holding it), and a candidate scores the votes of its words over the square
+    root of how many distinct words it has. A document that says what the best ones say in
+    other words than the query's moves up; one that only shares the query's words moves down."""
+    if len(ranked) <= FEEDBACK_NOTES:
+        return ranked
+    words = [content_words(n.view.title + " " + " ".join(b["text"] for b in n.view.blocks if b["id"] in n.scores))
+             for n in ranked]
+    held_by = Counter(w for found in words for w in found)
+    voted = Counter(w for found in words[:FEEDBACK_NOTES] for w in found)
+    vote = {w: count / FEEDBACK_NOTES * math.log(len(ranked) / held_by[w]) for w, count in voted.items()}
+    feedback = [sum(vote.get(w, 0.0) for w in found) / math.sqrt(len(found) or 1) for found in words]
+    by_feedback = sorted(range(len(ranked)), key=lambda i: (-feedback[i], i))
+    fused = {i: 1 / (RRF_K + i) for i in range(len(ranked))}
+    for rank, i in enumerate(by_feedback):
+        fused[i] += 1 / (RRF_K + rank)
+    return [ranked[i] for i in sorted(fused, key=lambda i: (-fused[i], i))]
+
+
 class ContextService:
     def __init__(self, search: SearchService, notes: NoteService, graph: GraphService) -> None:
         self.search, self.notes, self.graph = search, notes, graph
@@ -210,16 +240,27 @@ class ContextService:
                 heading = next((blocks[j] for j in range(i - 1, -1, -1) if blocks[j]["type"] == "heading"), None)
                 if heading is not None:
                     target.add(heading["id"], score, "heading")
+        searched = rerank(sorted((n for n in found.values() if n.scores), key=lambda n: -n.best))
+        linked_from: dict[str, list[_Candidate]] = {}
         for hit in hits[:EXPAND_FROM]:
             for edge in self.graph.neighbors(reader, hit.note_id, floor=at, limit=LINKS_PER_NOTE):
                 other = edge.target if edge.direction == "out" else edge.source
-                if other is None or other.id in found:
+                if other is None:
                     continue
                 linked = note(other.id)
                 if linked is not None:
                     for block in [b for b in linked.view.blocks if b["text"].strip()][:LINKED_BLOCKS]:
                         linked.add(block["id"], hit.score, "linked")
-        return sorted((n for n in found.values() if n.scores), key=lambda n: -n.best)
+                    linked_from.setdefault(hit.note_id, []).append(linked)
+        # A linked note follows the note it was reached from, unless it ranks higher on its own: the
+        # deeper the search, the more of the workspace it lists, and a linked note it found far down
+        # must not stay there when expanding the best notes is what brings it in.
+        ordered: dict[str, _Candidate] = {}
+        for n in searched:
+            for each in (n, *linked_from.get(n.view.id, ())):
+                ordered.setdefault(each.view.id, each)
+        ordered.update((n.view.id, n) for links in linked_from.values() for n in links if n.view.id not in ordered)
+        return [n for n in ordered.values() if n.scores]
 
     # -- pack --------------------------------------------------------------------------------
 

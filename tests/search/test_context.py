@@ -54,7 +54,7 @@ def test_everything_stays_whole_when_the_budget_holds_it(svc, ws, context):
 def test_retrieval_depth_follows_the_budget_and_the_bundle_stays_within_it(svc, ws, context):
     for n in range(60):
         paragraph_note(svc, ws.owner, f"Gull roost count {n}", f"Gull roost {n}: " + FILLER * 2)
-    assert depth_for(1_000) < depth_for(4_000) < depth_for(25_000) == MAX_NOTES and depth_for(1) == MIN_NOTES
+    assert depth_for(1) == MIN_NOTES < depth_for(1_000) < depth_for(4_000) <= depth_for(25_000) == MAX_NOTES
 
     sizes = {}
     for budget in (1_000, 4_000, 25_000):
