@@ -45,6 +45,7 @@ from fastpad.knowledge.graph import GraphService
 from fastpad.knowledge.notes import NoteService, NoteView
 from fastpad.knowledge.trust import TrustFloor, admits, floor_for
 from fastpad.notes import Block, NoteMeta, serialize_markdown
+from fastpad.notes.blocks import CALLOUT, LIST_ITEM, PARAGRAPH, QUOTE, TASK
 from fastpad.outbound import count_tokens, fence_note
 from fastpad.search.query import ParsedQuery, content_words, matched_terms, parse_query
 from fastpad.search.service import MAX_LIMIT, SearchService
@@ -65,6 +66,7 @@ MIN_SHARE = 32  # tokens: no block is cut below about one sentence
 GAP = "[...]"  # where an excerpt left text out (ASCII: one token, escaped nowhere)
 # What a note is counted with: a boundary of the length the outbound path draws (16 hex digits).
 COUNTING_BOUNDARY = "0123456789abcdef"
+PROSE = frozenset({PARAGRAPH, LIST_ITEM, TASK, QUOTE, CALLOUT})  # the blocks an excerpt may cut
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+")
 
 
@@ -104,13 +106,14 @@ def depth_for(budget: int) -> int:
 
 
 class Passage:
-    """A block's text as sentences, each with its tokens and how many query terms it matches,
-    so it can be cut to any share without counting again."""
+    """A prose block's text as sentences, each with its tokens and how many query terms it
+    matches, so it can be cut to any share without counting again (other blocks stay whole)."""
 
-    def __init__(self, text: str, query: ParsedQuery) -> None:
-        self.text = text
+    def __init__(self, block: Mapping[str, Any], query: ParsedQuery) -> None:
+        self.text = text = block["text"]
         self.tokens = count_tokens(text)
-        self.sentences = [s for s in _SENTENCE_END.split(text.strip()) if s]
+        # Only prose is cut: a code block or a table row cut by sentences would read as broken.
+        self.sentences = [s for s in _SENTENCE_END.split(text.strip()) if s] if block["type"] in PROSE else []
         self.costs = [count_tokens(s) + 1 for s in self.sentences]
         matches = [len(matched_terms(query, s)) for s in self.sentences]
         self.ranked = sorted(range(len(self.sentences)), key=lambda i: (-matches[i], i))
@@ -120,7 +123,7 @@ class Passage:
         terms (earlier first among equals) that fit, in their order, ``[...]`` marking each gap.
         A best sentence longer than the share on its own (text without sentence ends) is cut to
         its opening words."""
-        if self.tokens <= share:
+        if self.tokens <= share or not self.sentences:
             return self.text
         chosen, used = [], 0
         for i in self.ranked:
@@ -197,8 +200,7 @@ class ContextService:
         depth = depth_for(budget)
         candidates = self._candidates(principal, query, depth, at, include_archived)
         parsed = parse_query(query)
-        share, packed, rest = self._pack(candidates, parsed, at, budget, note_overhead)
-        tokens = sum(self.cost(n.view.id, n.view.title, n.blocks) + note_overhead for n in packed)
+        share, packed, rest, tokens = self._pack(candidates, parsed, at, budget, note_overhead)
         return ContextBundle(tuple(packed), tuple(rest), tokens, depth, share)
 
     @staticmethod
@@ -265,7 +267,7 @@ class ContextService:
     # -- pack --------------------------------------------------------------------------------
 
     def _pack(self, candidates: list[_Candidate], query: ParsedQuery, at: TrustFloor, budget: int,
-              note_overhead: int) -> tuple[int, list[ContextNote], list[ContextNote]]:
+              note_overhead: int) -> tuple[int, list[ContextNote], list[ContextNote], int]:
         """The largest share at which every candidate fits (by bisection: a larger share never
         costs less), at least ``MIN_SHARE``; then the ranked notes at that share while they fit."""
         chosen = []
@@ -273,13 +275,13 @@ class ContextService:
             blocks = [b for b in n.view.blocks if b["id"] in n.scores]
             admitted = [b for b in blocks if admits(at, b.get("origin"), b.get("review_state"))]
             withheld = tuple(b for b in blocks if b not in admitted)
-            chosen.append((n, admitted, withheld, [Passage(b["text"], query) for b in admitted]))
+            chosen.append((n, admitted, withheld, [Passage(b, query) for b in admitted]))
 
         def at_share(share: int) -> list[tuple[ContextNote, int]]:
             out = []
             for n, blocks, withheld, passages in chosen:
                 cut = [{**b, "text": p.excerpt(share)} for b, p in zip(blocks, passages)]
-                excerpted = tuple(b["id"] for b, p in zip(blocks, passages) if p.tokens > share)
+                excerpted = tuple(b["id"] for b, c in zip(blocks, cut) if c["text"] != b["text"])
                 note = ContextNote(n.view, tuple(cut), round(n.best, 6), tuple(sorted(n.via)), excerpted, withheld)
                 out.append((note, self.cost(n.view.id, n.view.title, cut) + note_overhead))
             return out
@@ -305,4 +307,4 @@ class ContextService:
                 used += cost
             else:
                 rest.append(replace(note, blocks=tuple(blocks), excerpted=()))
-        return low, packed, rest
+        return low, packed, rest, used

@@ -51,9 +51,9 @@ def _body(note: ContextNote) -> NoteBody:
 TOOL = ToolSpec(
     name="fastpad_context",
     title="Context bundle",
-    description="One budgeted bundle for a question: search hits expanded with neighbouring blocks, their heading "
-                "and one-hop linked notes, deduped, ranked, packed to max_tokens; long blocks cut to the sentences "
-                "that match ([...] marks a gap). Markdown with block anchors; fastpad_fetch reads a note whole.",
+    description="Search hits expanded with neighbouring blocks, headings and one-hop linked notes, deduped, reranked, "
+                "packed to max_tokens: long blocks cut to the sentences that match ([...] marks gaps), with block "
+                "anchors. fastpad_fetch reads a note whole.",
     scopes=(NOTES_READ,),
     input_schema=s.inputs({
         "session": s.SESSION,
