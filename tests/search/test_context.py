@@ -65,3 +65,17 @@ def test_retrieval_depth_follows_the_budget_and_the_bundle_stays_within_it(svc, 
         sizes[budget] = len(bundle.notes)
     # A small budget cuts each paragraph to its matching sentence; a large one holds all 60 whole.
     assert MIN_NOTES < sizes[1_000] < sizes[4_000] <= sizes[25_000] == 60
+
+
+def test_the_rerank_lifts_a_note_that_says_what_the_best_notes_say(svc, ws, context):
+    """A note that names the query's word once ranks below notes that repeat it; sharing the best
+    notes' other words, it moves ahead of some of them — and the notes sharing nothing move down."""
+    for n in range(6):
+        paragraph_note(svc, ws.owner, f"Heron colony {n}", f"Heron heron heron nests in the saltmarsh colony {n}, "
+                                                           "counted from the sluice embankment.")
+    echo = paragraph_note(svc, ws.owner, "Spring visit", "A heron over the saltmarsh colony by the sluice embankment.")
+    strays = [paragraph_note(svc, ws.owner, f"Car park {n}", f"Heron, heron by car park {n}, the visitor cafe and the road.") for n in range(4)]
+    fused = [h.note_id for h in context.search.search(ws.owner, "heron", limit=20).hits]
+    assert all(fused.index(stray.id) < fused.index(echo.id) for stray in strays)  # search alone
+    order = [n.view.id for n in context.bundle(ws.owner, "heron", budget=4_000).notes]
+    assert set(order) == set(fused) and order.index(echo.id) < fused.index(echo.id)
