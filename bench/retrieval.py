@@ -281,7 +281,9 @@ def main() -> None:
         "weights": QUERY_WEIGHTS,
         "rrf_k": RRF_K,
         "side_by_side": {name: {"fusion": c["by_strategy"][FUSION]["ndcg@10"], "naive_rrf": c["naive_rrf_ndcg@10"],
-                                **{s: c["by_strategy"][s]["ndcg@10"] for s in (LEXICAL, DENSE)}}
+                                **{s: c["by_strategy"][s]["ndcg@10"] for s in (LEXICAL, DENSE)},
+                                "context_recall_at_4000_tokens": c["context_at_4000_tokens"]["context"]["mean_recall"],
+                                "top_k_recall_at_4000_tokens": c["context_at_4000_tokens"]["top_k"]["mean_recall"]}
                          for name, c in collections.items()},
         "collections": collections,
         "notes": "graph: a BEIR collection has no links, so it finds nothing; recency: every note was written "
