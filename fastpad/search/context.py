@@ -164,14 +164,17 @@ class _Candidate:
 
 
 def rerank(ranked: list[_Candidate]) -> list[_Candidate]:
-    """The candidates in the plain RRF (k = ``RRF_K``) of their fused order and a feedback order.
+    """The best ``FEEDBACK_NOTES`` candidates as search ranked them, then the others in the plain
+    RRF (k = ``RRF_K``) of their fused order and a feedback order.
 
     Search scores each note against the query alone; this reads the candidates together
     (pseudo-relevance feedback): each word of the best ``FEEDBACK_NOTES`` votes with the share
     of them it occurs in, times how rare it is among all the candidates (log of the pool's size
     over the notes holding it), and a candidate scores the votes of its words over the square
     root of how many distinct words it has. A document that says what the best ones say in
-    other words than the query's moves up; one that only shares the query's words moves down."""
+    other words than the query's moves up; one that only shares the query's words moves down.
+    The best ones keep their places: they are the evidence, and a note that alone matches the
+    query exactly must not sink below many alike that match it less."""
     if len(ranked) <= FEEDBACK_NOTES:
         return ranked
     words = [content_words(n.view.title + " " + " ".join(b["text"] for b in n.view.blocks if b["id"] in n.scores))
@@ -184,7 +187,8 @@ def rerank(ranked: list[_Candidate]) -> list[_Candidate]:
     fused = {i: 1 / (RRF_K + i) for i in range(len(ranked))}
     for rank, i in enumerate(by_feedback):
         fused[i] += 1 / (RRF_K + rank)
-    return [ranked[i] for i in sorted(fused, key=lambda i: (-fused[i], i))]
+    rest = sorted(range(FEEDBACK_NOTES, len(ranked)), key=lambda i: (-fused[i], i))
+    return ranked[:FEEDBACK_NOTES] + [ranked[i] for i in rest]
 
 
 class ContextService:
