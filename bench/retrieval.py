@@ -15,6 +15,11 @@ Every collection given (default: Vaswani/NPL and NFCorpus from ../shared/corpora
    list 100 deep), and once more at limit 10, the page of ten as it is served
    (each list ``MIN_DEPTH`` deep).
 
+4. Every query asks ``ContextService.bundle`` — what ``fastpad_context`` calls — for a bundle
+   of ``CONTEXT_TOKENS`` tokens, against plain top-k: the fused hits in order, each note
+   whole as the tool renders a note (``render_note``), while they fit the same tokens
+   (counted alike: o200k on the rendered notes).
+
 Reported per collection, per strategy alone (its own list, as fusion sees it) and for the
 fusion: nDCG@10, Recall@100 and p50/p95 latency, beside the baseline the fusion has to beat:
 the naive RRF of the same lists (every weight 1, k = 60). ``--lists-out`` keeps lexical's
@@ -49,12 +54,15 @@ from fastpad.deployment import init_deployment, open_deployment  # noqa: E402
 from fastpad.notes import Block  # noqa: E402
 from fastpad.search.fusion import DENSE, LEXICAL, RRF_K, STRATEGIES, RankedList, StrategyHit, fuse  # noqa: E402
 from fastpad.search.query import QUERY_WEIGHTS  # noqa: E402
+from fastpad.search.context import ContextService  # noqa: E402
+from fastpad.search.service import MAX_LIMIT  # noqa: E402
 from fastpad.search.setup import build_search  # noqa: E402
 
 DEFAULT_BEIR = Path(__file__).resolve().parents[2] / "shared" / "corpora" / "retrieval" / "vaswani_npl"
 FUSION = "fusion"
 NAIVE = "naive: every strategy weight 1, k = 60"  # plain RRF of the same lists: the baseline to beat
 COLLECTIONS = [DEFAULT_BEIR, DEFAULT_BEIR.parent / "nfcorpus"]
+CONTEXT_TOKENS = 4_000
 
 
 def load_beir(directory: Path) -> tuple[list[dict], dict[str, str], dict[str, dict[str, int]]]:
@@ -169,6 +177,49 @@ def sensitivity(ranked, kinds_of: dict[str, str], queries, qrels) -> list[dict]:
     return out
 
 
+def context_recall(deployment, search, queries: dict[str, str], qrels, doc_of: dict[str, str],
+                   budget: int = CONTEXT_TOKENS) -> dict:
+    """Recall of relevant documents inside a ``budget``-token bundle: the context service's
+    against plain top-k's (the fused hits whole, in order, while they fit). A document is in a
+    bundle when any of its text is (an excerpt counts); both are counted with
+    ``ContextService.cost``, the tokens of each note as ``fastpad_context`` renders it."""
+    owner = deployment.operator_principal()
+    context = ContextService(search, deployment.notes, deployment.graph)  # the deployment's, on this search
+    arms: dict[str, dict[str, list[float]]] = {name: {"recall": [], "documents": [], "tokens": []}
+                                               for name in ("context", "top_k")}
+    excerpts: list[int] = []
+    latency: list[float] = []
+    for qid, text in queries.items():
+        relevant = set(qrels[qid])
+        started = time.perf_counter()
+        bundle = context.bundle(owner, text, budget=budget)
+        latency.append((time.perf_counter() - started) * 1000)
+        excerpts.append(sum(bool(n.excerpted) for n in bundle.notes))
+        held = {doc_of[n.view.id] for n in bundle.notes}
+        arms["context"]["recall"].append(len(held & relevant) / len(relevant))
+        arms["context"]["documents"].append(len(held))
+        arms["context"]["tokens"].append(bundle.tokens)
+        top, used = set(), 0
+        for hit in search.search(owner, text, limit=MAX_LIMIT).hits:
+            view = deployment.notes.get(owner, hit.note_id)
+            cost = ContextService.cost(view.id, view.title, view.blocks)
+            if used + cost > budget:
+                break
+            top.add(doc_of[view.id])
+            used += cost
+        arms["top_k"]["recall"].append(len(top & relevant) / len(relevant))
+        arms["top_k"]["documents"].append(len(top))
+        arms["top_k"]["tokens"].append(used)
+    means = {name: {f"mean_{k}": round(statistics.mean(v), 4 if k == "recall" else 1) for k, v in figures.items()}
+             for name, figures in arms.items()}
+    means["context"]["mean_excerpted_documents"] = round(statistics.mean(excerpts), 1)
+    means["context"]["latency_ms"] = percentiles(latency)
+    return {"budget_tokens": budget, **means,
+            "context_beats_top_k": means["context"]["mean_recall"] > means["top_k"]["mean_recall"],
+            "top_k_is": "the fused hits (limit 100) in order, each note whole, while they fit the budget",
+            "recall_is": "distinct relevant documents with any text in the bundle / relevant documents of the query"}
+
+
 def run(directory: Path, threads: int, lists_out: Path | None) -> dict:
     """One collection, end to end: its figures (and, with ``lists_out``, its scored lists)."""
     corpus, queries, qrels = load_beir(directory)
@@ -188,6 +239,7 @@ def run(directory: Path, threads: int, lists_out: Path | None) -> dict:
             chunks = worker.catch_up(deployment.workspace_id)
             embed_s = time.perf_counter() - started
             evaluation = evaluate(service, deployment.operator_principal(), queries, qrels, doc_of, scored)
+            context = context_recall(deployment, service, queries, qrels, doc_of)
         finally:
             deployment.close()
     if lists_out is not None:
@@ -209,6 +261,7 @@ def run(directory: Path, threads: int, lists_out: Path | None) -> dict:
         **evaluation,
         "naive_rrf_ndcg@10": naive,
         "fusion_over_naive": round(fused - naive, 4),
+        "context_at_4000_tokens": context,
     }
 
 
@@ -228,7 +281,9 @@ def main() -> None:
         "weights": QUERY_WEIGHTS,
         "rrf_k": RRF_K,
         "side_by_side": {name: {"fusion": c["by_strategy"][FUSION]["ndcg@10"], "naive_rrf": c["naive_rrf_ndcg@10"],
-                                **{s: c["by_strategy"][s]["ndcg@10"] for s in (LEXICAL, DENSE)}}
+                                **{s: c["by_strategy"][s]["ndcg@10"] for s in (LEXICAL, DENSE)},
+                                "context_recall_at_4000_tokens": c["context_at_4000_tokens"]["context"]["mean_recall"],
+                                "top_k_recall_at_4000_tokens": c["context_at_4000_tokens"]["top_k"]["mean_recall"]}
                          for name, c in collections.items()},
         "collections": collections,
         "notes": "graph: a BEIR collection has no links, so it finds nothing; recency: every note was written "
@@ -238,6 +293,8 @@ def main() -> None:
         "fusion_ndcg@10_above_best_single_on_each": all(c["fusion_beats_best_single"] for c in collections.values()),
         "fusion_ndcg@10_at_least_naive_rrf_plus_0.02_on_each": all(c["fusion_over_naive"] >= 0.02
                                                                    for c in collections.values()),
+        "context_recall_above_top_k_at_4000_tokens_on_each": all(c["context_at_4000_tokens"]["context_beats_top_k"]
+                                                                 for c in collections.values()),
     }
     path = write_result("retrieval", figures, targets)
     document = path.read_text()

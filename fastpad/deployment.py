@@ -40,6 +40,7 @@ from fastpad.notes.ids import new_id
 from fastpad.review.effects import EventNotes, KnowledgeEffects
 from fastpad.review.service import ReviewService
 from fastpad.search.ask import AskService
+from fastpad.search.context import ContextService
 from fastpad.search.provider import CONFIG_KEY as ASK_CONFIG_KEY, provider_from_config
 from fastpad.search.service import SearchService
 from fastpad.outbound.pipeline import redaction_key
@@ -110,6 +111,7 @@ class Deployment:
     review: ReviewService = field(init=False)
     search: SearchService = field(init=False)
     ask: AskService = field(init=False)
+    context: ContextService = field(init=False)
     publishing: PublishingService = field(init=False)
     import_verification: ImportVerification = field(init=False)
     attachments: AttachmentService = field(init=False)
@@ -141,6 +143,7 @@ class Deployment:
                                                   redaction_key=redaction_key(self.secret))
         # fastpad.json's "ask" object names the model provider (search/provider.py); none: asking is refused.
         self.ask = AskService(self.search, self.notes, self.tokens, provider_from_config(self.config.get(ASK_CONFIG_KEY)))
+        self.context = ContextService(self.search, self.notes, self.graph)
         self.publishing = PublishingService(self.store, redaction_key(self.secret))
         self.import_verification = ImportVerification(self.store, self.notes)
         self.attachments = AttachmentService(self.store)

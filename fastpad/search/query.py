@@ -222,6 +222,11 @@ def _words(text: str) -> list[str]:
     return re.findall(r"\w+", (text or "").casefold(), re.UNICODE)
 
 
+def content_words(text: str) -> set[str]:
+    """The distinct words of ``text`` a query would keep as terms: casefolded, stopwords dropped."""
+    return {word for word in _words(text) if word not in STOPWORDS}
+
+
 # --- classifier -----------------------------------------------------------------
 
 PHRASE, SENTENCE, NAME, KEYWORDS = "phrase", "sentence", "name", "keywords"

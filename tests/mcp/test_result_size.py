@@ -5,7 +5,7 @@ project's o200k tokenizer, stays within the 25,000-token cap — text content an
 a one-line hint on how to continue or narrow.
 
 Each case is built to overflow what one result can hold where the tool allows it: fetch of
-20 long notes, context at its maximum budget, search at its maximum page, query, graph and
+20 long notes, context at its maximum budget (packed, not cut), search at its maximum page, query, graph and
 changes at their maximum limit, a memory topic's long note, a year of events, a proposal of
 100 long ops and its diff (propose takes no cursor: its hint names the call that pages the
 rest), a note-set token holding 1,200 notes, and a block larger than any one result.
@@ -143,8 +143,12 @@ def test_fetch_of_20_long_notes_context_at_its_budget_and_search_at_its_page(typ
 
     fetched, context, search, legacy = measured = run(scenario)
     print(sizes(measured))
-    for result in measured:
+    for result in (fetched, search, legacy):
         assert_within_cap(result, cut=True)
+    # Context packs its budget instead of being cut: each long paragraph comes as the excerpt of its
+    # sentences that match, under its id, and the bundle still fills the result.
+    assert_within_cap(context, cut=False)
+    assert context.tokens > CAP * 0.8 and any(entry.get("excerpts") for entry in context.result["notes"])
     assert len(fetched.result["notes"]) < FETCH_MAX_NOTES or not fetched.result["notes"][-1]["complete"]
     assert context.result["notes"] and len(search.result["hits"]) < SEARCH_MAX_HITS
 
