@@ -8,7 +8,8 @@ same shape is used (and the result says so).
 
 1. Throughput, in chunks/s, of the fp32 and the int8 graph at several batch
    sizes, interleaved in one run (the machine is shared: compare within a run),
-   and how close the int8 vectors are to the fp32 ones (cosine).
+   and how close the int8 vectors are to the fp32 ones (cosine). The headline
+   figure is the shipped graph (int8) at the batch size it ships with.
 2. Model load (hash check + ONNX build + session), one short query's latency,
    exact KNN over 50,000 × 384 vectors (the in-memory index).
 3. The 5,000-note vault of bench/import.py imported over HTTP into a real
@@ -52,7 +53,7 @@ from fastpad.search.minilm import MiniLMProvider  # noqa: E402
 from fastpad.search.vector_index import VectorIndex  # noqa: E402
 
 DEFAULT_CORPUS = Path(__file__).resolve().parents[2] / "shared" / "corpora" / "retrieval" / "vaswani_npl"
-BATCH_SIZES = (32, 16, 8, 4)
+BATCH_SIZES = (32, 16, 8, 4, 1)
 TARGET_CHUNKS_PER_S = 120
 TARGET_PEAK_RSS_MB = 600
 
@@ -93,19 +94,25 @@ def throughput(texts: list[str], threads: int | None) -> tuple[dict, dict[str, M
         provider.load()
         figures[label] = {"provider": provider.name, "model_load_s": round(time.perf_counter() - started, 3), "runs": []}
         provider.embed(texts[:32])  # warm-up
+    defaults = {label: provider.batch_size for label, provider in providers.items()}
     vectors = {}
     for batch_size in BATCH_SIZES:
         for label, provider in providers.items():
             provider.batch_size = batch_size
             started = time.perf_counter()
-            vectors[label] = provider.embed(texts)
+            embedded = provider.embed(texts)
             elapsed = time.perf_counter() - started
+            if batch_size == defaults[label]:
+                vectors[label] = embedded
             figures[label]["runs"].append({"batch_size": batch_size, "seconds": round(elapsed, 3),
                                            "chunks_per_s": round(len(texts) / elapsed, 1)})
-    for label in providers:
+    for label, provider in providers.items():
+        provider.batch_size = defaults[label]
+        at_default = next(r for r in figures[label]["runs"] if r["batch_size"] == defaults[label])
         best = max(figures[label]["runs"], key=lambda r: r["chunks_per_s"])
-        figures[label]["chunks_per_s"] = best["chunks_per_s"]
-        figures[label]["best_batch_size"] = best["batch_size"]
+        figures[label].update(default_batch_size=defaults[label], chunks_per_s=at_default["chunks_per_s"],
+                              best_batch_size=best["batch_size"], best_chunks_per_s=best["chunks_per_s"])
+    # Each graph at the batch size it ships with (int8 batched would also measure batching's own rounding).
     cosines = (vectors["fp32"] * vectors["int8"]).sum(axis=1)
     figures["int8_vs_fp32_cosine"] = {"min": round(float(cosines.min()), 4), "mean": round(float(cosines.mean()), 4)}
     figures["int8_over_fp32"] = round(figures["int8"]["chunks_per_s"] / figures["fp32"]["chunks_per_s"], 2)
