@@ -23,7 +23,7 @@ import httpx
 import numpy as np
 
 from fastpad.errors import missing_extra
-from fastpad.search.minilm import MiniLMProvider, WeightsError, packaged_model_dir
+from fastpad.search.minilm import INT8_BY_DEFAULT, MiniLMProvider, WeightsError, packaged_model_dir
 from fastpad.search.vector_index import VectorIndex, WorkspaceVectorIndexes
 
 log = logging.getLogger(__name__)
@@ -202,6 +202,7 @@ def provider_from_config(config: Mapping[str, Any] | None) -> EmbeddingProvider 
     ``batch_size``     both: texts per request / per inference batch
     ``threads``        local: onnxruntime intra-op threads (default: all cores;
                        set 1 to keep a background embedder off request cores)
+    ``int8``           local: run the int8 graph (see ``minilm.build_onnx_model``)
     ``timeout``        openai: seconds per request
     =================  =============================================================
 
@@ -222,7 +223,7 @@ def provider_from_config(config: Mapping[str, Any] | None) -> EmbeddingProvider 
             log.warning("dense search is off: the local model needs pip install 'fastpad[embeddings]'")
             return None
         model_dir = config.get("model_dir")
-        batch_size = int(config.get("batch_size", 32))
+        batch_size = int(config["batch_size"]) if config.get("batch_size") else None
         if model_dir is None and packaged_model_dir() is None:
             if kind:
                 raise WeightsError(
@@ -231,7 +232,8 @@ def provider_from_config(config: Mapping[str, Any] | None) -> EmbeddingProvider 
             log.warning("no embedding weights installed: dense search is off")
             return None
         threads = config.get("threads")
-        return MiniLMProvider(model_dir, batch_size=batch_size, threads=int(threads) if threads else None)
+        return MiniLMProvider(model_dir, batch_size=batch_size, threads=int(threads) if threads else None,
+                              int8=bool(config.get("int8", INT8_BY_DEFAULT)))
     if kind in ("openai", "openai-compatible", "http"):
         api_key = config.get("api_key")
         if not api_key and config.get("api_key_env"):

@@ -9,6 +9,12 @@ virtualenv under /tmp that is not part of the project. Only the resulting
 vectors are committed. Our torch-free path (numpy safetensors reader, ONNX
 graph, onnxruntime, tokenizers, mean pooling + L2) must reproduce each to
 cosine >= 0.999; it measures 1.0000 (worst 0.99999994).
+
+The int8 graph (the default) rounds its 36 weight matrices to int8 per output
+column, so it cannot reproduce them to 0.999: it measures 0.9845-0.9958 on
+these eight (0.990 worst, 0.993 mean over 512 Vaswani chunks against the fp32
+graph, bench/embeddings.py). Its bound here is 0.98; whether that costs
+retrieval quality is bench/retrieval.py's question, answered in the README.
 """
 
 from __future__ import annotations
@@ -27,6 +33,8 @@ from fastpad.search.minilm import (
     MAX_SEQ_LENGTH,
     PUBLISHED_SHA256,
     MiniLMProvider,
+    build_onnx_model,
+    read_safetensors,
     WeightsError,
     packaged_model_dir,
     sha256_file,
@@ -60,15 +68,38 @@ def test_a_tampered_file_is_refused(tmp_path):
         verify_model_dir(tmp_path)
 
 
-def test_embeddings_match_sentence_transformers_to_cosine_0_999(minilm):
+@pytest.fixture(scope="module")
+def minilm_fp32() -> MiniLMProvider:
+    provider = MiniLMProvider(int8=False)
+    provider.load()
+    return provider
+
+
+@pytest.mark.parametrize("graph, bound", [("fp32", 0.999), ("int8", 0.98)])
+def test_embeddings_match_sentence_transformers(graph, bound, request):
+    provider = request.getfixturevalue("minilm_fp32" if graph == "fp32" else "minilm")
+    assert provider.int8 == (graph == "int8")
     reference = np.array(REFERENCE["vectors"], dtype=np.float32)
-    batch = minilm.embed(REFERENCE["sentences"])
-    singles = np.vstack([minilm.embed([s]) for s in REFERENCE["sentences"]])
-    for got in (batch, singles):  # padding within a batch must not change anything
+    batch = provider.embed(REFERENCE["sentences"])
+    singles = np.vstack([provider.embed([s]) for s in REFERENCE["sentences"]])
+    for got in (batch, singles):
         assert got.dtype == np.float32 and got.shape == (len(reference), DIMENSIONS)
         cosines = (got * reference).sum(axis=1) / np.linalg.norm(reference, axis=1)
-        assert cosines.min() >= 0.999, cosines
+        assert cosines.min() >= bound, cosines
+    # Batching changes nothing beyond float rounding: fp32 pads within a batch, int8
+    # embeds one text per run (its batch size; see MiniLMProvider.__init__).
+    assert ((batch * singles).sum(axis=1)).min() > 0.99999
     assert np.allclose(np.linalg.norm(batch, axis=1), 1.0, atol=1e-5)
+
+
+@pytest.mark.parametrize("int8", [False, True])
+def test_the_built_graph_passes_the_onnx_checker(int8):
+    import onnx
+
+    model_dir = packaged_model_dir()
+    config = json.loads((model_dir / "config.json").read_text())
+    onnx.checker.check_model(onnx.load_from_string(build_onnx_model(read_safetensors(model_dir / "model.safetensors"),
+                                                                     config, int8=int8)))
 
 
 def test_long_input_is_truncated_at_256_word_pieces_as_sentence_transformers_does(minilm):
@@ -87,7 +118,8 @@ def test_similar_meaning_scores_higher_than_unrelated(minilm):
 def test_empty_input_and_protocol_conformance(minilm):
     assert minilm.embed([]).shape == (0, DIMENSIONS)
     assert isinstance(minilm, EmbeddingProvider)
-    assert minilm.name == "local:all-MiniLM-L6-v2" and minilm.dimensions == 384
+    assert minilm.name == "local:all-MiniLM-L6-v2-int8" and minilm.dimensions == 384
+    assert MiniLMProvider(int8=False).name == "local:all-MiniLM-L6-v2"  # the two graphs' vectors never mix
 
 
 def test_concurrent_first_use_loads_once():
@@ -112,8 +144,10 @@ def test_provider_from_config_choices(tmp_path, monkeypatch):
     assert provider_from_config({"provider": "none"}) is None
     local = provider_from_config(None)
     assert isinstance(local, MiniLMProvider) and local._loaded is None  # lazy: nothing loaded yet
-    configured = provider_from_config({"provider": "local", "batch_size": 8, "threads": 1})
-    assert isinstance(configured, MiniLMProvider) and configured.batch_size == 8 and configured.threads == 1
+    assert local.int8 and local.batch_size == 1 and MiniLMProvider(int8=False).batch_size == 8
+    configured = provider_from_config({"provider": "local", "batch_size": 16, "threads": 1, "int8": False})
+    assert isinstance(configured, MiniLMProvider) and configured.batch_size == 16 and configured.threads == 1
+    assert not configured.int8
     with pytest.raises(ValueError):
         provider_from_config({"provider": "word2vec"})
     # Without the weights package: implicit default → None (dense off); explicit local → error.

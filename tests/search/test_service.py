@@ -14,6 +14,7 @@ from fastpad.notes import Block
 from fastpad.notes.provenance import Origin
 from fastpad.search.fusion import DENSE, GRAPH, LEXICAL, RECENCY
 from fastpad.search.indexing import note_chunks
+from fastpad.search.minilm import MiniLMProvider
 from fastpad.search.service import MIN_DEPTH, SearchService
 from fastpad.search.vectors import StoredVectors
 from fastpad.search.worker import EmbeddingWorker
@@ -287,6 +288,23 @@ def test_the_worker_embeds_new_chunks_when_a_write_commits(store, svc, ws, engin
     with store.read(ws.id) as tx:
         stored = tx.search_index.vector_digests(engine.worker.provider.name)
         assert stored == {c.digest for c in tx.search_index.note_chunks(n.id)}
+
+
+def test_vectors_of_the_fp32_graph_are_not_read_by_the_int8_one_which_embeds_anew(store, svc, ws, minilm):
+    # A deployment upgraded from the fp32 default: its stored vectors stay under their
+    # own name, the int8 provider finds none of its own and embeds every chunk itself.
+    fp32 = MiniLMProvider(int8=False)
+    n = note(svc, ws.owner, "Budget", "Quarterly spending forecast for the marketing team.")
+    assert EmbeddingWorker(store, StoredVectors(store, fp32)).catch_up(ws.id) == 1
+    assert minilm.int8 and minilm.name != fp32.name
+    vectors = StoredVectors(store, minilm)
+    assert EmbeddingWorker(store, vectors).catch_up(ws.id) == 1
+    with store.read(ws.id) as tx:
+        digests = {c.digest for c in tx.search_index.note_chunks(n.id)}
+        assert tx.search_index.vector_digests(fp32.name) == tx.search_index.vector_digests(minilm.name) == digests
+    found = SearchService(store, vectors=vectors, clock=svc.clock).search(
+        ws.owner, "how much money will advertising need?", strategies=[DENSE])
+    assert ids(found) == [n.id]
 
 
 def test_the_sweep_chunks_and_embeds_notes_written_before_chunks_existed(store, svc, ws, engine):
