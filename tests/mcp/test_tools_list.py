@@ -24,7 +24,7 @@ TOKENS_LIMIT = 3_500
 # Measured with o200k_base on the wire body of tools/list for a token holding every scope the
 # tools need (all twelve listed), 2026-07-28 era (the 2025-11-25 body is 44 tokens shorter):
 # recorded here so a change that grows the list shows in review. It was 3,610 before issue 18.
-MEASURED_TOKENS = 3_412
+MEASURED_TOKENS = 3_414
 
 
 def listed(mcp: McpServer, token: str, era: str = MODERN) -> tuple[dict, str]:
