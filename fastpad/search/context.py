@@ -47,6 +47,7 @@ from fastpad.knowledge.trust import TrustFloor, admits, floor_for
 from fastpad.notes import Block, NoteMeta, serialize_markdown
 from fastpad.notes.blocks import CALLOUT, LIST_ITEM, PARAGRAPH, QUOTE, TASK
 from fastpad.outbound import count_tokens, fence_note
+from fastpad.search.fusion import Fusion, RankedList, StrategyHit
 from fastpad.search.query import ParsedQuery, content_words, matched_terms, parse_query
 from fastpad.search.service import MAX_LIMIT, SearchService
 from fastpad.security.principals import Principal
@@ -61,7 +62,6 @@ LINKS_PER_NOTE = 5
 LINKED_BLOCKS = 2  # opening blocks taken from a linked note
 WEIGHT = {"anchor": 1.0, "neighbour": 0.6, "heading": 0.5, "linked": 0.35}
 FEEDBACK_NOTES = 5  # the best candidates whose words vote in the rerank
-RRF_K = 60  # the rerank fuses two orders by plain reciprocal rank
 MIN_SHARE = 32  # tokens: no block is cut below about one sentence
 GAP = "[...]"  # where an excerpt left text out (ASCII: one token, escaped nowhere)
 # What a note is counted with: a boundary of the length the outbound path draws (16 hex digits).
@@ -165,7 +165,8 @@ class _Candidate:
 
 def rerank(ranked: list[_Candidate]) -> list[_Candidate]:
     """The best ``FEEDBACK_NOTES`` candidates as search ranked them, then the others in the plain
-    RRF (k = ``RRF_K``) of their fused order and a feedback order.
+    RRF (search's own :class:`~fastpad.search.fusion.Fusion`, every weight 1) of their fused order and a
+    feedback order.
 
     Search scores each note against the query alone; this reads the candidates together
     (pseudo-relevance feedback): each word of the best ``FEEDBACK_NOTES`` votes with the share
@@ -183,12 +184,12 @@ def rerank(ranked: list[_Candidate]) -> list[_Candidate]:
     voted = Counter(w for found in words[:FEEDBACK_NOTES] for w in found)
     vote = {w: count / FEEDBACK_NOTES * math.log(len(ranked) / held_by[w]) for w, count in voted.items()}
     feedback = [sum(vote.get(w, 0.0) for w in found) / math.sqrt(len(found) or 1) for found in words]
+    ids = [n.view.id for n in ranked]
     by_feedback = sorted(range(len(ranked)), key=lambda i: (-feedback[i], i))
-    fused = {i: 1 / (RRF_K + i) for i in range(len(ranked))}
-    for rank, i in enumerate(by_feedback):
-        fused[i] += 1 / (RRF_K + rank)
-    rest = sorted(range(FEEDBACK_NOTES, len(ranked)), key=lambda i: (-fused[i], i))
-    return ranked[:FEEDBACK_NOTES] + [ranked[i] for i in rest]
+    orders = [RankedList("fused", tuple(StrategyHit(note_id, 0.0) for note_id in ids)),
+              RankedList("feedback", tuple(StrategyHit(ids[i], 0.0) for i in by_feedback))]
+    position = {note_id: p for p, (note_id, _) in enumerate(Fusion(orders, {}).order())}
+    return ranked[:FEEDBACK_NOTES] + sorted(ranked[FEEDBACK_NOTES:], key=lambda n: position[n.view.id])
 
 
 class ContextService:

@@ -35,8 +35,9 @@ sentence-transformers itself (cosine ≥ 0.999; measured 1.0000).
 int8 (the default)
 ------------------
 The same graph with its 36 Linear weight matrices rounded to int8 per output
-column (``build_onnx_model(int8=True)``), run as U8S8 integer products: 2.4×
-the fp32 chunks per CPU-second on this machine (2.9× wall-clock in one run),
+column (``build_onnx_model(int8=True)``), run as U8S8 integer products: 2.0×
+the fp32 rate at each graph's batch size on a quiet 2-core machine (89 against 44.5
+chunks/s; 2.9× in a loaded run),
 those matrices in a quarter of the memory (the 47 MB word-embedding table stays
 float32), at cosine 0.990–0.996 of the fp32 vectors (0.98 bound against
 sentence-transformers in the tests). Its vectors are stored under their own provider name
@@ -329,10 +330,10 @@ class MiniLMProvider:
         self._model_dir = Path(model_dir) if model_dir is not None else None
         # int8 embeds one text per run: its activations are quantised with one range per
         # run, so a text batched with others came out at cosine 0.97 of itself alone (a
-        # stored chunk would not be embedded as its query is), and on this 2-core machine
-        # a batch of one is no slower per CPU-second (bench/embeddings.py: no padding, the
-        # activations stay in cache) and keeps the session's arena at one text's size.
-        # fp32 keeps the 8 that measured fastest on a quiet machine (42 chunks/s against 32 at 32).
+        # stored chunk would not be embedded as its query is). That costs some speed — on a
+        # quiet 2-core machine 89 chunks/s against 108 at a batch of 4 (bench/embeddings.py) —
+        # and keeps the session's arena at one text's size. fp32 keeps a batch of 8 (44.5
+        # chunks/s there; 50.4 at 4, 40.4 at 32).
         self.batch_size = max(1, int(batch_size)) if batch_size else (1 if int8 else 8)
         self.threads = threads
         self.int8 = int8
