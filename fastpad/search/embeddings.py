@@ -200,8 +200,8 @@ def provider_from_config(config: Mapping[str, Any] | None) -> EmbeddingProvider 
     ``api_key_env``    openai: the name of the environment variable holding it
     ``dimensions``     openai: vector size (learned from the server if absent)
     ``batch_size``     both: texts per request / per inference batch
-    ``threads``        local: onnxruntime intra-op threads (default: all cores;
-                       set 1 to keep a background embedder off request cores)
+    ``threads``        local: cores to use, one single-threaded run on each (default:
+                       all cores; set 1 to keep a background embedder off request cores)
     ``int8``           local: run the int8 graph (see ``minilm.build_onnx_model``)
     ``timeout``        openai: seconds per request
     =================  =============================================================

@@ -35,9 +35,9 @@ sentence-transformers itself (cosine ≥ 0.999; measured 1.0000).
 int8 (the default)
 ------------------
 The same graph with its 36 Linear weight matrices rounded to int8 per output
-column (``build_onnx_model(int8=True)``), run as U8S8 integer products: 2.0×
-the fp32 rate at each graph's batch size on a quiet 2-core machine (89 against 44.5
-chunks/s; 2.9× in a loaded run),
+column (``build_onnx_model(int8=True)``), run as U8S8 integer products: 2.9×
+the fp32 rate at each graph's batch size on a 2-core machine (137 against 47.9
+chunks/s, two runs side by side),
 those matrices in a quarter of the memory (the 47 MB word-embedding table stays
 float32), at cosine 0.990–0.996 of the fp32 vectors (0.98 bound against
 sentence-transformers in the tests). Its vectors are stored under their own provider name
@@ -55,6 +55,7 @@ import json
 import logging
 import os
 import threading
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Sequence
@@ -309,6 +310,15 @@ class _Loaded:
     session: object
     tokenizer: object
     digests: dict[str, str]
+    runs: ThreadPoolExecutor | None  # the threads that run batches side by side (None: one at a time)
+
+
+def available_cores() -> int:
+    """The cores this process may run on (its affinity mask, not the machine's count)."""
+    try:
+        return len(os.sched_getaffinity(0))
+    except (AttributeError, OSError):
+        return os.cpu_count() or 1
 
 
 class MiniLMProvider:
@@ -330,11 +340,15 @@ class MiniLMProvider:
         self._model_dir = Path(model_dir) if model_dir is not None else None
         # int8 embeds one text per run: its activations are quantised with one range per
         # run, so a text batched with others came out at cosine 0.97 of itself alone (a
-        # stored chunk would not be embedded as its query is). That costs some speed — on a
-        # quiet 2-core machine 89 chunks/s against 108 at a batch of 4 (bench/embeddings.py) —
-        # and keeps the session's arena at one text's size. fp32 keeps a batch of 8 (44.5
-        # chunks/s there; 50.4 at 4, 40.4 at 32).
+        # stored chunk would not be embedded as its query is). With two runs side by side it
+        # is also the fastest: 137 chunks/s against 126 at a batch of 4 on 2 cores
+        # (bench/embeddings.py), and the session's arena stays at one text's size. fp32
+        # keeps a batch of 8 (47.9 chunks/s there; 56.0 at 1, 37.3 at 32).
         self.batch_size = max(1, int(batch_size)) if batch_size else (1 if int8 else 8)
+        # Cores the provider uses, as that many single-threaded runs side by side rather than
+        # one run on that many threads: a run of one 135-word-piece text is too small to
+        # split well (2 threads: 105 chunks/s, against 85 on one thread and 143-169 for
+        # two one-thread runs at once, int8, same run). A single text (a query) uses one core.
         self.threads = threads
         self.int8 = int8
         self.name = INT8_PROVIDER_NAME if int8 else PROVIDER_NAME
@@ -375,8 +389,7 @@ class MiniLMProvider:
         onnx_bytes = build_onnx_model(read_safetensors(model_dir / "model.safetensors"), config, int8=self.int8)
         options = ort.SessionOptions()
         options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
-        if self.threads:
-            options.intra_op_num_threads = self.threads
+        options.intra_op_num_threads = 1  # parallel runs, not parallel ops: see __init__
         # No busy-waiting between ops: on a small shared machine (the web server,
         # the embedding worker and the store on 2 cores) spinning threads turned
         # a 3 ms query embedding into 11+ ms; without it the worst case stays ~3 ms.
@@ -385,8 +398,12 @@ class MiniLMProvider:
         tokenizer = Tokenizer.from_file(str(model_dir / "tokenizer.json"))
         tokenizer.enable_truncation(max_length=MAX_SEQ_LENGTH)
         tokenizer.enable_padding(pad_id=0, pad_token="[PAD]")  # pad to the longest in the batch
-        log.info("loaded %s (%s) from %s", MODEL_NAME, "int8" if self.int8 else "fp32", model_dir)
-        return _Loaded(session, tokenizer, digests)
+        cores = self.threads or available_cores()
+        # InferenceSession.run is thread-safe and releases the GIL, so one session (one
+        # copy of the weights) serves every run.
+        runs = ThreadPoolExecutor(cores, thread_name_prefix="fastpad-embed") if cores > 1 else None
+        log.info("loaded %s (%s) from %s, %d run(s) at once", MODEL_NAME, "int8" if self.int8 else "fp32", model_dir, cores)
+        return _Loaded(session, tokenizer, digests, runs)
 
     def embed(self, texts: Sequence[str]) -> np.ndarray:
         texts = list(texts)
@@ -396,11 +413,19 @@ class MiniLMProvider:
         out = np.empty((len(texts), self.dimensions), dtype=np.float32)
         # Sort by length so each batch pads little; results go back to input order.
         order = sorted(range(len(texts)), key=lambda i: len(texts[i]))
-        for start in range(0, len(order), self.batch_size):
-            index = order[start : start + self.batch_size]
+        batches = [order[start : start + self.batch_size] for start in range(0, len(order), self.batch_size)]
+
+        def run(index: list[int]) -> None:
             encodings = loaded.tokenizer.encode_batch([texts[i] for i in index])
             ids = np.array([e.ids for e in encodings], dtype=np.int64)
             mask = np.array([e.attention_mask for e in encodings], dtype=np.int64)
             (hidden,) = loaded.session.run(["last_hidden_state"], {"input_ids": ids, "attention_mask": mask})
-            out[index] = mean_pool_normalize(hidden, mask)
+            out[index] = mean_pool_normalize(hidden, mask)  # each batch writes its own rows
+
+        if loaded.runs is None or len(batches) == 1:
+            for index in batches:
+                run(index)
+        else:
+            for done in [loaded.runs.submit(run, index) for index in batches]:
+                done.result()  # re-raises a failed run's error here
         return out

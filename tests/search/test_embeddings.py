@@ -122,6 +122,17 @@ def test_empty_input_and_protocol_conformance(minilm):
     assert MiniLMProvider(int8=False).name == "local:all-MiniLM-L6-v2"  # the two graphs' vectors never mix
 
 
+def test_runs_side_by_side_give_each_text_the_vector_it_gets_alone():
+    """Two single-threaded runs at once (the default on a 2-core machine) write each text's
+    row, in input order, bit for bit what one run at a time gives."""
+    texts = REFERENCE["sentences"] * 2 + [f"note {n} about storage and retrieval" for n in range(9)]
+    one, two = MiniLMProvider(threads=1), MiniLMProvider(threads=2)
+    assert one.load().runs is None and two.load().runs is not None
+    alone = np.stack([one.embed([text])[0] for text in texts])
+    assert np.array_equal(two.embed(texts), alone)
+    assert np.array_equal(one.embed(texts), alone)
+
+
 def test_concurrent_first_use_loads_once():
     provider = MiniLMProvider()
     calls = []
