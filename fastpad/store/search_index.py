@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import heapq
 import json
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
@@ -350,22 +350,57 @@ class SearchIndex:
         if flt.allowed_provenance is not None and not flt.allowed_provenance:
             return []
         match = _scoped_match(match, self.workspace_id, flt.allowed_provenance)
-        window = limit + max(50, limit // 4)  # room for what the filter drops
         shards = self._rowid_shards()
-        while True:
-            ranked = self._ranked_in_index(match, shards, window)
-            rows = self._x(
-                "SELECT b.note_id, b.block_id, f.s FROM (SELECT json_extract(value, '$[0]') AS rid,"
-                " json_extract(value, '$[1]') AS s FROM json_each(?)) f"
-                " CROSS JOIN blocks b ON b.rid = f.rid CROSS JOIN notes n ON n.id = b.note_id"
-                f" WHERE b.workspace_id = ? AND n.workspace_id = ?{where}"
-                " ORDER BY f.s DESC, b.note_id, b.position LIMIT ?",
-                [json.dumps(ranked), self.workspace_id, self.workspace_id, *params, int(limit)],
-            ).fetchall()
-            if len(rows) >= limit or len(ranked) < window:  # enough passed, or every match was ranked
-                break
-            window *= 4
+        rows = self._filter_ranked(
+            lambda window: self._ranked_in_index(match, shards, window),
+            "SELECT b.note_id, b.block_id, f.s FROM " + _RANKED_ROWS +
+            " CROSS JOIN blocks b ON b.rid = f.rid CROSS JOIN notes n ON n.id = b.note_id"
+            f" WHERE b.workspace_id = ? AND n.workspace_id = ?{where}"
+            " ORDER BY f.s DESC, b.note_id, b.position LIMIT ?",
+            [self.workspace_id, self.workspace_id, *params], limit,
+        )
         return [BlockHit(r[0], r[1], float(r[2])) for r in rows]
+
+    def _filter_ranked(self, ranked_at: Callable[[int], list[tuple[int, float]]], joined: str,
+                       params: list[Any], limit: int) -> list[Any]:
+        """Rows of ``joined`` (which reads the ranked (rowid, score) pairs as ``f``) for the best
+        ``window`` an FTS5 index ranked, widening until ``limit`` pass or every match was ranked."""
+        window = limit + max(50, limit // 4)  # room for what the filter drops
+        while True:
+            ranked = ranked_at(window)
+            rows = self._x(joined, [json.dumps(ranked), *params, int(limit)]).fetchall()
+            if len(rows) >= limit or len(ranked) < window:
+                return rows
+            window *= 4
+
+    def lexical_titles(self, match: str, flt: SearchFilter, *, limit: int) -> list[tuple[str, float]]:
+        """Notes whose title matches ``match`` (as :meth:`lexical_blocks` takes it), best first,
+        as (note id, score). A title is the note's, not a block's, so the floor holds as it does for
+        a whole-title match: the note counts only when the floor admits some of its text."""
+        if flt.sees_nothing or not match:
+            return []
+        where, params = self._note_filter(flt, "n", blocks=False)
+        admitted, admitted_params = self._admitted_text(flt)
+        if self._d.name == "postgres":
+            rows = self._x(
+                "SELECT n.id, ts_rank_cd(n.title_tsv, q.q) AS s"
+                " FROM (SELECT to_tsquery('english', ?) AS q) q, notes n"
+                f" WHERE n.title_tsv @@ q.q AND n.workspace_id = ?{where}{admitted}"
+                " ORDER BY s DESC, n.id LIMIT ?",
+                [match, self.workspace_id, *params, *admitted_params, int(limit)],
+            ).fetchall()
+        else:  # ranked in the index alone, then joined, as lexical_blocks does and for the same reason
+            scoped = f"title : ({match}) AND scope : {_scope_token('w', self.workspace_id)}"
+            rows = self._filter_ranked(
+                lambda window: [(int(rid), -float(score)) for rid, score in self._x(
+                    "SELECT rowid, bm25(note_title_fts, 1.0, 0.0) AS lower_is_better FROM note_title_fts"
+                    " WHERE note_title_fts MATCH ? ORDER BY lower_is_better LIMIT ?", [scoped, window]).fetchall()],
+                "SELECT t.note_id, f.s FROM " + _RANKED_ROWS +
+                " CROSS JOIN note_title_text t ON t.rid = f.rid CROSS JOIN notes n ON n.id = t.note_id"
+                f" WHERE n.workspace_id = ?{where}{admitted} ORDER BY f.s DESC, n.id LIMIT ?",
+                [self.workspace_id, *params, *admitted_params], limit,
+            )
+        return [(r[0], float(r[1])) for r in rows]
 
     def _rowid_shards(self) -> list[tuple[int, int]]:
         """Rowid ranges to rank a query over side by side: as many as the
@@ -428,14 +463,9 @@ class SearchIndex:
         if not ids or flt.sees_nothing:
             return set()
         where, params = self._note_filter(flt, "n", blocks=False)
-        denied = flt.denied_mask
-        if with_admitted_text and denied:
-            where += (
-                " AND (NOT EXISTS (SELECT 1 FROM chunks c WHERE c.workspace_id = ? AND c.note_id = n.id)"
-                " OR EXISTS (SELECT 1 FROM chunks c WHERE c.workspace_id = ? AND c.note_id = n.id"
-                " AND (c.provenance_mask & ?) = 0))"
-            )
-            params += [self.workspace_id, self.workspace_id, denied]
+        if with_admitted_text:
+            admitted, admitted_params = self._admitted_text(flt)
+            where, params = where + admitted, params + admitted_params
         rows = self._x(
             f"SELECT n.id FROM notes n WHERE n.workspace_id = ? AND {self._d.in_ids('n.id')}{where}",
             [self.workspace_id, self._d.ids(ids), *params],
@@ -488,6 +518,18 @@ class SearchIndex:
 
     # ------------------------------------------------------------------ filters
 
+    def _admitted_text(self, flt: SearchFilter) -> tuple[str, list[Any]]:
+        """`` AND …`` on the joined note ``n``: it has no text, or some text the floor admits."""
+        denied = flt.denied_mask
+        if not denied:
+            return "", []
+        return (
+            " AND (NOT EXISTS (SELECT 1 FROM chunks c WHERE c.workspace_id = ? AND c.note_id = n.id)"
+            " OR EXISTS (SELECT 1 FROM chunks c WHERE c.workspace_id = ? AND c.note_id = n.id"
+            " AND (c.provenance_mask & ?) = 0))",
+            [self.workspace_id, self.workspace_id, denied],
+        )
+
     def _note_filter(self, flt: SearchFilter, alias: str, *, blocks: bool = True) -> tuple[str, list[Any]]:
         """`` AND …`` conditions on the joined note ``n`` (and on block ``alias`` when
         ``blocks``): never trashed, archived only when asked, the note set, the floor."""
@@ -505,6 +547,9 @@ class SearchIndex:
 
 
 _PAIR_SQL = "(b.origin || '|' || b.review_state)"
+# The (rowid, score) pairs an FTS5 index ranked, passed as one JSON parameter, as a table `f`.
+_RANKED_ROWS = ("(SELECT json_extract(value, '$[0]') AS rid, json_extract(value, '$[1]') AS s"
+                " FROM json_each(?)) f")
 
 
 def _scoped_match(match: str, workspace_id: str, allowed: frozenset[tuple[str, str]] | None) -> str:

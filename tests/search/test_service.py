@@ -160,6 +160,37 @@ def test_a_query_that_is_a_notes_title_or_alias_finds_that_note_first(store, svc
     assert ids(service.search(ws.owner, "Heron")) == [clip.id]
 
 
+def test_a_word_only_a_notes_title_holds_finds_it_lexically_in_step_with_renames(store, svc, ws):
+    """A title is indexed beside the text (migration 19): a word that stands only in the title
+    finds the note, its explanation names the word, and a rename or the trash changes what is
+    found in the transaction that makes it. The floor holds as for a named note."""
+    service = SearchService(store, clock=svc.clock)  # lexical alone decides: no embeddings
+    runbook = note(svc, ws.owner, "Kestrel migration runbook", "Drain the queue, then switch the writers.")
+    mention = note(svc, ws.owner, "Standup", "Nothing about birds here.", "Drain the queue, then switch the writers.")
+    results = service.search(ws.owner, "kestrel", strategies=[LEXICAL])
+    assert ids(results) == [runbook.id]
+    assert results.hits[0].explanation["matched_terms"] == ["kestrel"]
+    assert results.hits[0].explanation["title_match"] is False, "a word of the title is not the whole title"
+    assert results.hits[0].anchors, "a note found by its title points at its first text"
+    # The same text, and the title's word besides, outranks the text alone.
+    assert ids(service.search(ws.owner, "queue migration", strategies=[LEXICAL])) == [runbook.id, mention.id]
+
+    svc.notes.rename(ws.owner, runbook.id, "Osprey cutover runbook")
+    assert ids(service.search(ws.owner, "kestrel", strategies=[LEXICAL])) == []
+    assert ids(service.search(ws.owner, "osprey", strategies=[LEXICAL])) == [runbook.id]
+    svc.notes.trash(ws.owner, runbook.id)
+    assert ids(service.search(ws.owner, "osprey", strategies=[LEXICAL])) == []
+    svc.notes.restore(ws.owner, runbook.id)
+    assert ids(service.search(ws.owner, "osprey", strategies=[LEXICAL])) == [runbook.id]
+
+    clip = note(svc, replace(ws.owner, origin=Origin.INBOUND_UNTRUSTED), "Plover sightings", "A clipped page.")
+    reader = agent(svc, ws, scopes="search:read")
+    assert ids(service.search(reader, "plover", strategies=[LEXICAL])) == [], "below the floor, title and all"
+    assert ids(service.search(reader, "plover", strategies=[LEXICAL], floor="all")) == [clip.id]
+    limited = agent(svc, ws, scopes="search:read", note_ids=[mention.id])
+    assert ids(service.search(limited, "osprey", strategies=[LEXICAL])) == []
+
+
 def test_agent_text_nobody_reviewed_and_untrusted_imports_are_below_an_agents_floor(svc, ws, engine):
     writer = agent(svc, ws, scopes="notes:write", auto_apply=True)  # an agent creates notes only under auto-apply
     drafted = note(svc, writer, "Draft", "Tidal energy estimates, drafted by an agent.")
