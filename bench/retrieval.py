@@ -9,7 +9,7 @@ Every collection given (default: Vaswani/NPL and NFCorpus from ../shared/corpora
    blocks, lexical index, links and search chunks exactly as a real write does.
    One BEIR document is one note (its title, its text as one paragraph).
 2. The embedding worker embeds every chunk with the local provider
-   (all-MiniLM-L6-v2, onnxruntime on every core): embedding time and chunks/s.
+   (all-MiniLM-L6-v2, one single-threaded run per core): embedding time and chunks/s.
 3. Every query runs through ``SearchService.search`` — what ``fastpad_search``
    and ``POST /v1/search`` call — as the workspace owner at limit 100 (each
    list 100 deep), and once more at limit 10, the page of ten as it is served
@@ -271,7 +271,7 @@ def main() -> None:
                         help="a BEIR folder (corpus.jsonl, queries.jsonl, qrels/test.tsv); repeat for several "
                              "(default: Vaswani/NPL and NFCorpus)")
     parser.add_argument("--out", type=Path, default=None, help="also write the JSON here (bench/results/retrieval.json is always written)")
-    parser.add_argument("--threads", type=int, default=os.cpu_count(), help="onnxruntime threads for embedding")
+    parser.add_argument("--threads", type=int, default=os.cpu_count(), help="cores to embed on: one single-threaded onnxruntime run each")
     parser.add_argument("--lists-out", type=Path, default=None,
                         help="write each collection's lexical and dense lists with scores here, for studying fusion")
     args = parser.parse_args()
