@@ -1,5 +1,5 @@
-"""The search page in a real browser: hits with the matched words marked, each hit's
-explanation a click away, and the type filter."""
+"""The search page in a real browser: hits with the matched words marked (in the snippet and
+the title), each hit's explanation a click away, and the type filter."""
 
 from __future__ import annotations
 
@@ -29,6 +29,19 @@ def test_hits_explain_themselves_and_the_type_filter_narrows_them(device: Any, w
     assert re.search(r"(lexical|dense|graph|recency): rank \d+ \(adds 0\.\d+\)", first.locator(".why").text_content())
     screenshot(page, "search")
 
+    # A word that stands only in a note's title finds it, marked in the title.
+    titled = "plover" + secrets.token_hex(2)
+    only_title = create_note(api, "Counts from the morning walk.\n", title=f"Field log {titled}")
+    page.goto(f"{web_server.base_url}/search?q={titled}")
+    hit = page.locator(f".hit[data-note='{only_title}']")
+    hit.wait_for()
+    assert hit.locator(".title mark").text_content() == titled
+    hit.locator("summary", has_text="Why this result").click()
+    assert f"Matched: {titled}" in hit.locator(".why").text_content()
+    screenshot(page, "search-title")
+
+    page.goto(f"{web_server.base_url}/search?q={word}")
+    page.locator(".hit").nth(1).wait_for()
     page.get_by_label("Type").select_option("Sighting")
     page.get_by_role("button", name="Search", exact=True).click()
     page.wait_for_url("**type=Sighting**")

@@ -41,7 +41,7 @@ export function searchPage(app, query) {
 function result(hit) {
   const why = hit.explanation;
   return el("li", { class: "hit", dataset: { note: hit.note_id } },
-    link(`/notes/${hit.note_id}`, el("span", { class: "title" }, hit.title || "Untitled")),
+    link(`/notes/${hit.note_id}`, el("span", { class: "title" }, ...highlighted(hit.title || "Untitled", why.matched_terms))),
     hit.archived ? el("span", { class: "badge" }, "archived") : null,
     el("p", { class: "snippet" }, ...highlighted(hit.snippet, why.matched_terms)),
     hit.superseded_by ? el("p", { class: "superseded" }, "Superseded: read ", link(`/notes/${hit.superseded_by}`, "the note that replaced it"), " instead.") : null,
@@ -55,12 +55,12 @@ function result(hit) {
         ...why.penalties.map((p) => el("li", {}, `Lowered ×${p.factor}: ${p.reason.replace(/_/g, " ")}`)))));
 }
 
-// The snippet with each matched term marked (case-insensitive; text only, never markup).
-function highlighted(snippet, terms) {
+// The text (a title, a snippet) with each matched term marked (case-insensitive; text only, never markup).
+function highlighted(text, terms) {
   const words = terms.filter(Boolean).map((term) => term.replace(/[.*+?^${}()|[\]\\]/g, "\\$&"));
-  if (!words.length) return [snippet];
+  if (!words.length) return [text];
   const pattern = new RegExp(`(${words.join("|")})`, "gi");
-  return snippet.split(pattern).map((part, index) => (index % 2 ? el("mark", {}, part) : part));
+  return text.split(pattern).map((part, index) => (index % 2 ? el("mark", {}, part) : part));
 }
 
 function nothingFound(page, chosen) {
