@@ -245,17 +245,19 @@ def _check_strategies(strategies: Iterable[str] | None) -> list[str]:
 def _hidden(tx: WorkspaceTx, parsed: ParsedQuery, flt: SearchFilter, principal: Principal,
             at: TrustFloor) -> tuple[Hidden, ...]:
     """Per reason the caller's filter applies — its trust floor, archived notes — the notes (within
-    its note set) whose blocks match the query's words with only that restriction lifted, less
-    those that match with it: counted, never shown. The text index decides (the strategy every word goes
-    through), reading at most ``HIDDEN_SCAN`` blocks per reason; a count that reached it is a
-    lower bound. A caller limited to a note set is told so, uncounted."""
+    its note set) whose blocks or title match the query's words with only that restriction lifted,
+    less those that match with it: counted, never shown. The text index decides (the strategy every
+    word goes through), reading at most ``HIDDEN_SCAN`` blocks and titles per reason; a count that
+    reached it is a lower bound. A caller limited to a note set is told so, uncounted."""
     match = lexical_match(parsed, tx.search_index.backend)
     if not match or flt.sees_nothing:
         return ()
 
     def matching(candidate: SearchFilter) -> tuple[set[str], bool]:
         blocks = tx.search_index.lexical_blocks(match, candidate, limit=HIDDEN_SCAN)
-        return {b.note_id for b in blocks}, len(blocks) == HIDDEN_SCAN
+        titles = tx.search_index.lexical_titles(match, candidate, limit=HIDDEN_SCAN)
+        return ({b.note_id for b in blocks} | {note_id for note_id, _ in titles},
+                HIDDEN_SCAN in (len(blocks), len(titles)))
 
     relaxed: list[tuple[SearchFilter, Callable[..., Hidden]]] = []
     if flt.allowed_provenance is not None:

@@ -185,7 +185,9 @@ def test_a_word_only_a_notes_title_holds_finds_it_lexically_in_step_with_renames
 
     clip = note(svc, replace(ws.owner, origin=Origin.INBOUND_UNTRUSTED), "Plover sightings", "A clipped page.")
     reader = agent(svc, ws, scopes="search:read")
-    assert ids(service.search(reader, "plover", strategies=[LEXICAL])) == [], "below the floor, title and all"
+    below = service.search(reader, "plover", strategies=[LEXICAL])
+    assert ids(below) == [], "below the floor, title and all"
+    assert [(h.reason, h.count) for h in below.hidden] == [("trust_floor", 1)], "and the short page says so"
     assert ids(service.search(reader, "plover", strategies=[LEXICAL], floor="all")) == [clip.id]
     limited = agent(svc, ws, scopes="search:read", note_ids=[mention.id])
     assert ids(service.search(limited, "osprey", strategies=[LEXICAL])) == []
