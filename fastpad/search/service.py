@@ -320,7 +320,9 @@ def _render(tx: WorkspaceTx, fused: FusedResults, flt: SearchFilter, parsed: Par
         anchors = anchors_of[hit.note_id]
         terms: tuple[str, ...] = ()
         if hit.note_id in lexical_anchors:
-            terms = matched_terms(parsed, "\n".join([note.title, *(texts.get(b, "") for b in lexical_anchors[hit.note_id])]))
+            # Lexical reads the title beside the text: a word of either matched.
+            terms = matched_terms(parsed, "\n".join([note.title, *(texts.get(b, "")
+                                                                    for b in lexical_anchors[hit.note_id])]))
         out.append(SearchHit(
             rank=len(out) + 1, note_id=hit.note_id, title=note.title, types=note.types,
             path=_path(chunks.get(hit.note_id, []), anchors), score=round(hit.score, 6), anchors=anchors,

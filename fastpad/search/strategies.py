@@ -24,13 +24,13 @@ from fastpad.store import WorkspaceTx
 from fastpad.store.search_index import SearchFilter
 
 
-# A title's score counts a quarter of a block's. Without it a word that stood
-# only in a title found nothing lexically, and nothing at all where dense search
-# is off. Measured on NFCorpus, the development collection with titles
-# (bench/retrieval.py): lexical alone 0.3189 without titles, 0.3255 at a
-# quarter, 0.3245 at a half, 0.3235 at one; the fused result 0.3458, 0.3456,
-# 0.3438, 0.3401 — the dense arm already reads the title in every chunk's
-# prefix, so more weight here counts the title twice.
+# A title's score counts a quarter of a block's. Without titles a word that
+# stood only in one found nothing lexically, and nothing at all where dense
+# search is off. Measured on NFCorpus, the development collection with titles
+# (bench/retrieval.py): lexical alone 0.318 without titles, 0.326 / 0.325 /
+# 0.324 at a quarter / a half / one; fused, on the same dense list, 0.3458 at
+# weight zero, 0.3456 / 0.3438 / 0.3401 — the dense arm already reads the title
+# in every chunk's prefix, so more weight here counts the title twice.
 TITLE_WEIGHT = 0.25
 
 
