@@ -54,369 +54,45 @@ linear on hostile input.
 
 from __future__ import annotations
 
-import base64
-import binascii
-import functools
-import math
 import re
 import string
-from collections import Counter
-from dataclasses import dataclass
-from typing import Callable
-from urllib.parse import unquote
 
-GENERIC_MIN_ENTROPY = 3.5
-PASSWORD_MIN_ENTROPY = 2.5
-_ALNUM = frozenset(string.ascii_letters + string.digits)
-_HEX_CHARS = frozenset("0123456789abcdef")
-
-
-def _at_word_start(text: str, index: int) -> bool:
-    """No letter or digit right before ``index``, skipping a Markdown emphasis run (``_tok_``, ``__tok__``)."""
-    before = index
-    while before > max(0, index - 3) and text[before - 1] == "_":
-        before -= 1
-    return before == 0 or text[before - 1] not in _ALNUM
-
-
-@dataclass(frozen=True)
-class Lead:
-    """The part of a credential before its pattern's literal: ``shortest``–``longest`` characters of ``chars``.
-
-    It must start at a word boundary, or right after one of ``glued`` (Telegram's
-    API URLs write ``/bot123456789:AA…``).
-    """
-
-    chars: frozenset[str]
-    shortest: int
-    longest: int
-    glued: tuple[str, ...] = ()
-
-    def start(self, text: str, position: int) -> int | None:
-        """Where the credential starts, given that its pattern matched at ``position``; None if it does not."""
-        start = position
-        while start > position - self.longest and start > 0 and text[start - 1] in self.chars:
-            start -= 1
-        if position - start < self.shortest:
-            return None
-        if not _at_word_start(text, start) and not text.endswith(self.glued, 0, start):
-            return None
-        return start
-
-
-@dataclass(frozen=True, eq=False)
-class Rule:
-    """One shape of one kind of credential; several rules may share an id (one literal each)."""
-
-    id: str
-    description: str
-    pattern: re.Pattern[str]
-    group: int = 0                     # which group is the secret (0: the whole match)
-    validate: Callable[[str], bool] | None = None              # on the secret's text
-    lower: bool = False                # the pattern is lower-case and runs on the lower-cased text
-    context: Callable[[str, re.Match[str]], bool] | None = None  # (text, match) -> keep?
-    lead: Lead | None = None           # the credential starts before the match
-
-    @functools.cached_property
-    def ignorecase(self) -> re.Pattern[str]:
-        """The same pattern for the original text, when lower-casing changed the text's length."""
-        return re.compile(self.pattern.pattern, self.pattern.flags | re.IGNORECASE)
-
-    @functools.cached_property
-    def gate(self) -> str:
-        """A string every match starts with, where looking for it costs less than the scan (6+ characters,
-        ~0.4 ms/MB against ~0.9): a text without it is not scanned at all."""
-        literal = leading_literal(self.pattern.pattern)
-        return literal if len(literal) >= 6 else ""
-
-
-_REGEX_SYNTAX = frozenset(".^$*+?{}[]|()\\")
-
-
-def leading_literal(pattern: str) -> str:
-    """The plain characters a regular expression starts with, up to its first construct or quantified
-    character: ``gh`` for ``gh[pousr]_…``, ``hooks.slack.com/`` for ``hooks\\.slack\\.com/…``."""
-    chars: list[str] = []
-    at = 0
-    while at < len(pattern):
-        if pattern[at] == "\\" and at + 1 < len(pattern) and not pattern[at + 1].isalnum():
-            char, width = pattern[at + 1], 2           # an escaped punctuation mark stands for itself
-        elif pattern[at] in _REGEX_SYNTAX:
-            break
-        else:
-            char, width = pattern[at], 1
-        if pattern.startswith(("?", "*", "+", "{"), at + width):
-            break
-        chars.append(char)
-        at += width
-    return "".join(chars)
-
+from fastpad.outbound.secret_checks import (  # noqa: F401 - the catalogue's vocabulary, shared inside the package
+    _aws_secret_near_key_id,
+    _azure_ad_secret,
+    _discord_bot_token,
+    GENERIC_MIN_ENTROPY,
+    _HAS_DIGIT,
+    is_documented_example,
+    is_placeholder,
+    looks_random,
+    _openai_like,
+    _random_hex,
+    _random_letters,
+    _sas_signature,
+    shannon_entropy,
+)
+from fastpad.outbound.secret_patterns import (  # noqa: F401 - the catalogue's vocabulary, shared inside the package
+    _ALNUM,
+    _ASSIGN,
+    _AWS_KEY_ID,
+    _B64URL,
+    _B64URL_END,
+    _END,
+    _end,
+    _HEX_CHARS,
+    Lead,
+    Rule,
+    _rules,
+    _token,
+    _wb,
+)
+from fastpad.outbound.secret_context_rules import CONTEXT_RULES
 
 # ---------------------------------------------------------------------------
-# validators
+# vendor shapes — order is priority: where two rules overlap, the earlier one wins
 
-
-def shannon_entropy(value: str) -> float:
-    """Bits per character of ``value`` over its own character distribution."""
-    if not value:
-        return 0.0
-    total = len(value)
-    # -sum(p * log2(p)) with p = n / total, rearranged so that each count costs one log
-    return math.log2(total) - sum(n * math.log2(n) for n in Counter(value).values()) / total
-
-
-_ENV_NAME = re.compile(r"[A-Z][A-Z_]*")          # YOUR_API_KEY, API_TOKEN: an env-var name, no digits
-_FILLER = re.compile(r"[xX*#._-]{3,}")          # xxxx, ****, ...
-_FILLER_RUNS = ("xxxxxx", "XXXXXX", "00000000", "****")   # ghp_xxxxxx…, sk_live_00000000…: a template, not a key
-_YOUR_SECRET = re.compile(r"your[_-]?(?:api[_-]?)?(?:key|token|secret|password)").search
-_PLACEHOLDER_WORDS = ("example", "placeholder", "changeme", "redacted")
-_TEMPLATE_START = ("$", "<", "{", "%", "[", "(")
-_YAML_TAG = re.compile(r"![A-Za-z][\w.-]*")      # password: !vault |, Password: !Ref DbPassword
-_DOTTED_IDENTIFIER = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)+$")
-_ULID = re.compile(r"^[0-7][0-9A-HJKMNP-TV-Z]{25}$")
-_UUID = re.compile(r"^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$")
-_HEX = re.compile(r"^[0-9a-fA-F]+$")
-
-# Published sample credentials that do not say "example" (adjacent literals keep scanners off this file).
-_DOCUMENTED_EXAMPLES = frozenset({
-    "sk_test_" "4eC39HqLyjWDarjtT1zdp7dc",                      # Stripe's API reference
-    "eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9" "."                  # jwt.io's sample token
-    "eyJzdWIiOiIxMjM0NTY3ODkwIiwibmFtZSI6IkpvaG4gRG9lIiwiaWF0IjoxNTE2MjM5MDIyfQ" "."
-    "SflKxwRJSMeKKF2QT4fwpMeJf36POk6yJV_adQssw5c",
-    "Eby8vdM02xNOcqFlqUwJPLlmEtlCDXJ1OUzFT50uSRZ6IFsuFq2UVErCz4I6tq/"   # Azurite's devstoreaccount1
-    "K1SZFPTOtr/KBHBeksoGMGw==",
-})
-
-
-def is_placeholder(value: str) -> bool:
-    """Template or example text standing where a secret would go."""
-    if not value or value.startswith(_TEMPLATE_START) or "..." in value or "\u2026" in value:
-        return True
-    if _ENV_NAME.fullmatch(value) or _FILLER.fullmatch(value) or _YAML_TAG.fullmatch(value):
-        return True
-    lowered = value.lower()
-    return any(word in lowered for word in _PLACEHOLDER_WORDS) or _YOUR_SECRET(lowered) is not None
-
-
-def is_documented_example(value: str) -> bool:
-    """A credential published in documentation (``AKIAIOSFODNN7EXAMPLE``) or a template of one (``ghp_xxxx…``).
-
-    Checked for every rule: such a value is public, and masking it would only hide the docs being quoted.
-    """
-    return "example" in value.lower() or any(run in value for run in _FILLER_RUNS) or value in _DOCUMENTED_EXAMPLES
-
-
-_HAS_DIGIT = re.compile(r"\d").search
-_HAS_LETTER = re.compile(r"[^\W\d_]").search
-_HAS_LOWER = re.compile(r"[a-z]").search
-_HAS_UPPER = re.compile(r"[A-Z]").search
-_HAS_SYMBOL = re.compile(r"[^A-Za-z0-9]").search
-_ASCII_LETTERS = re.compile(r"[A-Za-z]+")
-_CAMEL_CASE_WORDS = re.compile(r"[a-z]*(?:[A-Z]+[a-z]{2,})+[A-Z]*")   # random letters almost never are
-_WORDLIKE = re.compile(r"[A-Za-z_.-]+")          # required, get_password, prod-db: a word or a code name
-_PATH_START = ("/", "./", "../", "~/")
-
-
-def _classes(value: str) -> int:
-    """How many of lower, upper, digit and symbol ``value`` uses (ASCII letters; others count as symbols)."""
-    return sum(1 for has in (_HAS_LOWER, _HAS_UPPER, _HAS_DIGIT, _HAS_SYMBOL) if has(value))
-
-
-def _random_letters(value: str) -> bool:
-    """Letters only, yet a token: both cases, and not CamelCase words (``getAccessToken``, ``XMLHttpRequest``)."""
-    if not _ASCII_LETTERS.fullmatch(value) or not (_HAS_LOWER(value) and _HAS_UPPER(value)):
-        return False
-    return _CAMEL_CASE_WORDS.fullmatch(value) is None
-
-
-def _entropy_floor(length: int, ceiling: float) -> float:
-    """The entropy a random value of ``length`` characters reliably reaches, capped at ``ceiling``."""
-    return min(ceiling, math.log2(length) - 0.7)
-
-
-def looks_random(value: str, *, min_length: int = 16, min_entropy: float = GENERIC_MIN_ENTROPY,
-                 named: bool = False) -> bool:
-    """A token-like value: long enough, letters and digits, high entropy, not an identifier.
-
-    ULIDs, UUIDs and hex digests (git SHAs) are identifiers, not secrets, and a
-    value needs digits, unless ``named``: the value sits under a credential
-    name (``api_key =``, ``Bearer``), where a hex or UUID value *is* the
-    credential (hex then held to 3.0 bits/char, since its alphabet caps
-    entropy at 4) and so is a string of random-looking letters.
-    """
-    if len(value) < min_length or is_placeholder(value) or _DOTTED_IDENTIFIER.match(value):
-        return False
-    if _ULID.match(value) or _UUID.match(value) or _HEX.match(value):
-        if not named:
-            return False
-        if _HEX.match(value):
-            return len(value) >= 20 and shannon_entropy(value) >= 3.0
-        return True
-    if not _HAS_LETTER(value):
-        return False
-    if not _HAS_DIGIT(value) and not (named and _random_letters(value)):
-        return False
-    return shannon_entropy(value) >= _entropy_floor(len(value), min_entropy)
-
-
-def _looks_like_password(value: str) -> bool:
-    if len(value) < 6 or is_placeholder(value) or _DOTTED_IDENTIFIER.match(value):
-        return False
-    if _ULID.match(value) or _UUID.match(value) or _WORDLIKE.fullmatch(value) or value.isdigit():
-        return False
-    if value.startswith(_PATH_START):
-        return False
-    return _classes(value) >= 2 and shannon_entropy(value) >= PASSWORD_MIN_ENTROPY
-
-
-def _named_secret(value: str) -> bool:
-    """The value of an ``api_key``/``access_token``-like name: machine-made, so it must look random."""
-    return looks_random(value, min_length=10, named=True)
-
-
-def _chosen_secret(value: str) -> bool:
-    """The value of a ``secret``/``credentials`` name: machine-made, or chosen by a person like a password."""
-    return _named_secret(value) or (len(value) >= 8 and _looks_like_password(value))
-
-
-def _openai_like(value: str) -> bool:
-    body = value.split("-", 1)[1] if "-" in value else value
-    for prefix in ("proj-", "svcacct-", "admin-", "None-"):
-        if body.startswith(prefix):
-            body = body[len(prefix):]
-    # random base64url has few hyphens; kebab-case identifiers (sk-learn-…) have many
-    if body.count("-") + body.count("_") > max(2, len(body) // 10):
-        return False
-    return looks_random(body, min_length=20)
-
-
-def _bearer_value(value: str) -> bool:
-    if is_placeholder(value) or len(value) < 12 or shannon_entropy(value) < 3.0:
-        return False
-    return bool(_HAS_DIGIT(value)) or _random_letters(value)
-
-
-def _url_password(value: str) -> bool:
-    return not is_placeholder(value) and value.lower() not in {"password", "pass", "secret", "pwd"}
-
-
-def _aws_secret_near_key_id(value: str) -> bool:
-    # 40 random base64 characters have all three classes; a hex SHA or a path beside the key id does not
-    mixed = _HAS_LOWER(value) and _HAS_UPPER(value) and _HAS_DIGIT(value)
-    return bool(mixed) and shannon_entropy(value) >= GENERIC_MIN_ENTROPY
-
-
-def _discord_bot_token(value: str) -> bool:
-    """The first part of a Discord bot token is the bot's numeric user id, base64-encoded."""
-    user_id = value.split(".", 1)[0]
-    try:
-        decoded = base64.urlsafe_b64decode(user_id + "=" * (-len(user_id) % 4))
-    except (binascii.Error, ValueError):
-        return False
-    return decoded.isdigit() and 17 <= len(decoded) <= 20
-
-
-_HMAC_SHA256_BASE64 = re.compile(r"[A-Za-z0-9+/]{43}=")
-
-
-def _sas_signature(value: str) -> bool:
-    """An Azure SAS ``sig`` is an HMAC-SHA256: 44 base64 characters once URL-decoded."""
-    decoded = unquote(value)
-    return _HMAC_SHA256_BASE64.fullmatch(decoded) is not None and shannon_entropy(decoded) >= 4.0
-
-
-def _azure_ad_secret(value: str) -> bool:
-    """Entra ID client secrets read ``xxx8Q~…``: three characters, a digit, then ``Q~``."""
-    return value[3].isdigit() and shannon_entropy(value) >= 3.5
-
-
-def _random_hex(value: str) -> bool:
-    return bool(_HAS_DIGIT(value) and _HAS_LETTER(value)) and shannon_entropy(value) >= 3.0
-
-
-# ---------------------------------------------------------------------------
-# pattern pieces
-
-
-def _wb(width: int) -> str:
-    """After a ``width``-character literal: no letter, digit or identifier underscore before it.
-
-    A Markdown emphasis run (``_tok_``, ``__tok__``) may stand before the literal, when no
-    letter or digit stands before the run (``my_ghp_…`` is an identifier, not a token).
-    """
-    return "".join(r"(?<![A-Za-z0-9]%s[\s\S]{%d})" % ("_" * n, width) for n in range(4))
-
-
-def _end(alphabet: str) -> str:
-    """The right boundary of a body drawn from ``alphabet`` (a class, without '_'): no such character next,
-    nor after an emphasis run (``_tok_`` ends before the ``_``)."""
-    return r"(?!_{0,3}[%s])" % alphabet
-
-
-_END = _end("A-Za-z0-9")
-_B64URL_END = _end("A-Za-z0-9-")
-_B64URL = r"[A-Za-z0-9_-]"
-
-
-def _token(literal: str, body: str, end: str = _END) -> re.Pattern[str]:
-    """A credential that starts with ``literal`` at a word boundary, then ``body``."""
-    return re.compile(re.escape(literal) + _wb(len(literal)) + body + end)
-
-
-def _rules(rule_id: str, description: str, *patterns: re.Pattern[str], **options) -> tuple[Rule, ...]:
-    """One rule id for several patterns (one literal each, which is what keeps the scan fast)."""
-    return tuple(Rule(rule_id, description, pattern, **options) for pattern in patterns)
-
-
-# name = value, name: value, "name": "value", **Name:** value, | name | value | (a Markdown table row)
-_ASSIGN = r"""["'*_]{0,3}[ \t]*(?::=|=>|\?=|=|:|\|)(?![=|])[ \t*_]{0,6}["'`]?"""
-_NAME_TAIL = r"(?:[_.-][a-z0-9]{1,20}){0,6}"
-_SECRET_VALUE = r"([A-Za-z0-9_+/=.~!@#$%^&*-]{10,256})"
-_STRONG_KEY_PREFIX = re.compile(
-    r"(?:api|access|auth|private|signing|encryption|master|secret|client|app|account|storage|shared|hmac|jwt"
-    r"|webhook|consumer|license)[ _.-]?$")                                       # api_key, "API key"
-_STRONG_TOKEN_PREFIX = re.compile(r"(?:auth|access|refresh|api|bearer|session|secret|personal|oauth|bot|app)[ _.-]?$")
-_AFTER_A_WORD = re.compile(r"[A-Za-z0-9][ _.-]?$")
-_NAME = re.compile(r"[A-Za-z0-9_.-]+")
-_NAME_SEPARATOR = re.compile(r"[_.-]")
-_DESCRIPTORS = frozenset({
-    "id", "name", "file", "path", "dir", "url", "uri", "endpoint", "length", "size", "type", "version", "policy",
-    "expiry", "expires", "ttl", "at", "date", "hint", "header", "env", "field", "prompt", "placeholder",
-})
-
-
-def _names_the_secret(text: str, m: re.Match[str]) -> bool:
-    """``password_file``, ``token_url``, ``secret_name``, ``api_key_id`` describe a secret: their values are not one."""
-    name = _NAME.match(text, m.start()).group()
-    return _NAME_SEPARATOR.split(name.lower())[-1] not in _DESCRIPTORS
-
-
-def _generic_context(text: str, m: re.Match[str]) -> bool:
-    """``key`` counts only as ``api_key``, ``access_key``…; ``token`` also bare; ``secret``/``credentials`` always."""
-    start = m.start()
-    word = text[start:start + 3].lower()
-    before = text[max(0, start - 12):start].lower()
-    if word == "key" and _STRONG_KEY_PREFIX.search(before) is None:
-        return False
-    bare = _AFTER_A_WORD.search(before) is None             # token: …, "token": …; not csrf-token, page token
-    if word == "tok" and not bare and _STRONG_TOKEN_PREFIX.search(before) is None:
-        return False
-    return _names_the_secret(text, m)
-
-
-def _curl_context(text: str, m: re.Match[str]) -> bool:
-    """``-u user:pass`` is curl's basic auth only on a curl command line (``docker run -u 1000:1000`` is not)."""
-    line_start = text.rfind("\n", 0, m.start()) + 1
-    return "curl " in text[line_start:m.start()]
-
-
-_AWS_KEY_ID = r"(?:A3T[A-Z0-9]|AKIA|ASIA|ABIA|ACCA)" + _wb(4) + r"[A-Z2-7]{16}"
-
-
-# ---------------------------------------------------------------------------
-# rules — order is priority: where two rules overlap, the earlier one wins
-
-RULES: tuple[Rule, ...] = (
+_VENDOR_RULES: tuple[Rule, ...] = (
     Rule(
         "private-key",
         "PEM private key block (RSA, EC, DSA, OpenSSH, PGP, PKCS#8, encrypted)",
@@ -679,77 +355,9 @@ RULES: tuple[Rule, ...] = (
         "JSON Web Token (three base64url parts, the first two JSON objects)",
         _token("eyJ", _B64URL + r"{10,8192}\.eyJ" + _B64URL + r"{10,8192}\.(?:" + _B64URL + r"{10,8192})?", ""),
     ),
-    # --- credentials known by where they sit
-    Rule(
-        "url-password",
-        "password in a URL's userinfo (scheme://user:password@host, also scheme://:password@host)",
-        re.compile(r"://(?<=[A-Za-z0-9+.-]://)[^\s:/?#@\[\]]{0,128}:([^\s/?#]{1,256})@(?=[^\s@/?#]*[A-Za-z0-9])"),
-        group=1,
-        validate=_url_password,
-    ),
-    Rule(
-        "curl-user-password",
-        "the password in curl's basic-auth option (curl -u user:password, --user user:password)",
-        re.compile(r"-(?:u|-user)(?:[ \t]+|=)[\"']?[^\s:\"']{1,64}:([^\s\"']{3,128})"),
-        group=1,
-        validate=_url_password,
-        context=_curl_context,
-    ),
-    Rule(
-        "authorization-header",
-        "credential in an Authorization header (Bearer, Token, Basic)",
-        re.compile(r"authorization[\"']?[ \t]*[:=][ \t]*[\"']?(?:bearer|token|basic)[ \t]+([a-z0-9._~+/=-]{8,8192})"),
-        group=1,
-        validate=_bearer_value,
-        lower=True,
-    ),
-    Rule(
-        "bearer-token",
-        "a token after the word Bearer (e.g. a header written without its name)",
-        re.compile(r"bearer(?<![a-z0-9_]bearer)[ \t]+([a-z0-9._~+/-]{20,8192}={0,3})"),
-        group=1,
-        validate=lambda v: looks_random(v.rstrip("="), min_length=20, named=True),
-        lower=True,
-    ),
-    Rule(
-        "generic-password",
-        "a password/passwd/pwd/passphrase assignment (or 'the password is …') whose value looks like a password "
-        "(see PASSWORD_MIN_ENTROPY)",
-        re.compile(r"(?:passw(?:or)?d|pwd|passphrase)" + _NAME_TAIL + r"(?:" + _ASSIGN + r"|[ \t]+is[ \t]+[\"'`]?)"
-                   r"([^\s\"'`,;()\[\]{}<>]{6,128})"),
-        group=1,
-        validate=_looks_like_password,
-        lower=True,
-        context=_names_the_secret,
-    ),
-    *(
-        Rule(
-            "generic-secret",
-            "an assignment to a secret-looking name (…secret…, api_key, access_key, private_key, client_secret, "
-            "a bare token, auth/access/refresh/session/api token, credentials…) whose value is random "
-            "(see GENERIC_MIN_ENTROPY)",
-            re.compile(keyword + _NAME_TAIL + _ASSIGN + _SECRET_VALUE),
-            group=1,
-            validate=validate,
-            context=_generic_context,
-            lower=True,
-        )
-        # one pattern per keyword: each starts with a literal, which is what keeps the scan fast
-        for keyword, validate in (("secret", _chosen_secret), ("key", _named_secret), ("token", _named_secret),
-                                  ("credentials?", _chosen_secret))
-    ),
-    Rule(
-        "generic-token",
-        "an assignment to another *token name whose value is random and not an identifier "
-        "(page_token = <ULID> is a cursor, not a secret)",
-        re.compile(r"token" + _NAME_TAIL + _ASSIGN + _SECRET_VALUE),
-        group=1,
-        validate=looks_random,
-        context=_names_the_secret,
-        lower=True,
-    ),
 )
 
+RULES: tuple[Rule, ...] = _VENDOR_RULES + CONTEXT_RULES
 RULE_IDS: tuple[str, ...] = tuple(dict.fromkeys(rule.id for rule in RULES))
 
 
@@ -757,3 +365,4 @@ def describe_rules() -> list[dict[str, str]]:
     """The rule catalogue (id and description), for docs and the capabilities tool."""
     described = {rule.id: rule.description for rule in reversed(RULES)}
     return [{"id": rule_id, "description": described[rule_id]} for rule_id in RULE_IDS]
+
