@@ -40,12 +40,12 @@ import re
 from dataclasses import dataclass
 from typing import Iterable
 
+from fastpad.outbound.rendered import ZERO_WIDTH, render_view  # noqa: F401 - ZERO_WIDTH is part of this API
 from fastpad.outbound.secret_rules import RULES, Rule, is_documented_example
 
 FINGERPRINT_HEX = 6
 PLACEHOLDER_FORMAT = "[redacted:{rule}:{fingerprint}]"
 PLACEHOLDER_RE = re.compile(r"\[redacted:([a-z0-9-]+):([0-9a-f]{%d})\]" % FINGERPRINT_HEX)
-ZERO_WIDTH = "\u200b\u200c\u200d\u2060\ufeff"
 
 
 @dataclass(frozen=True)
@@ -84,7 +84,6 @@ class RedactionResult:
 _TRAILING = " \t\r\n"
 _TRAILING_PROSE = _TRAILING + ".,"
 _EMPHASIS = "*_"
-_ZERO_WIDTH_RE = re.compile("[" + ZERO_WIDTH + "]")
 
 
 def _trim(rule: Rule, text: str, start: int, end: int) -> int:
@@ -173,29 +172,42 @@ def _find_visible(text: str) -> list[SecretMatch]:
     return [match for match in accepted if match.rule_id]
 
 
+def _merge(primary: list[SecretMatch], extra: list[SecretMatch]) -> list[SecretMatch]:
+    """``primary`` with the matches of ``extra`` that overlap none of it, in text order."""
+    merged = list(primary)
+    starts = [m.start for m in merged]
+    for match in extra:
+        at = bisect.bisect_right(starts, match.start)
+        if (at > 0 and merged[at - 1].end > match.start) or (at < len(merged) and merged[at].start < match.end):
+            continue
+        merged.insert(at, match)
+        starts.insert(at, match.start)
+    return merged
+
+
 def find_secrets(text: str) -> list[SecretMatch]:
     """Every secret in ``text``, non-overlapping, in text order.
 
-    Where two rules claim overlapping spans, the rule listed first in
-    :data:`~fastpad.outbound.secret_rules.RULES` wins (specific rules come
-    before the generic ones). Zero-width characters are invisible to the rules;
-    a span covers those inside the secret.
+    The rules run on the text as it renders (:func:`~fastpad.outbound.rendered.render_view`:
+    zero-width characters, Markdown escapes, HTML character references and markup glued
+    inside a token undone); each span covers the source characters that render as the
+    secret. Where two rules claim overlapping spans, the rule listed first in
+    :data:`~fastpad.outbound.secret_rules.RULES` wins (specific rules come before the
+    generic ones).
     """
-    if not any(ch in text for ch in ZERO_WIDTH):     # one memchr each: the common case costs nothing
-        return _find_visible(text)
-    # cuts[k]: the index in the visible text where the k-th zero-width character was taken out, so
-    # visible index i is original index i + (cuts at or before i); an end maps from its last character
-    cuts = [m.start() - k for k, m in enumerate(_ZERO_WIDTH_RE.finditer(text))]
-    return [
-        SecretMatch(m.rule_id, m.start + bisect.bisect_right(cuts, m.start),
-                    m.end + bisect.bisect_right(cuts, m.end - 1))
-        for m in _find_visible(_ZERO_WIDTH_RE.sub("", text))
-    ]
+    view = render_view(text)
+    found = _find_visible(view.text)
+    if view.identical:
+        return found
+    mapped = [SecretMatch(m.rule_id, *view.source_span(m.start, m.end)) for m in found]
+    if view.dropped_links:          # a glued link's destination left the view: read the source for it
+        mapped = _merge(mapped, _find_visible(text))
+    return mapped
 
 
 def _secret_text(text: str, match: SecretMatch) -> str:
     """The secret as a reader sees it: what its fingerprint is taken over."""
-    return _ZERO_WIDTH_RE.sub("", text[match.start:match.end])
+    return render_view(text[match.start:match.end]).text
 
 
 def fingerprint(secret_key: bytes, rule_id: str, value: str) -> str:

@@ -126,7 +126,7 @@ def _spell(secret: str, spelling: str) -> str:
     if spelling == "emphasis-inside":
         return secret[:k] + "**" + secret[k:k + 4] + "**" + secret[k + 4:]
     if spelling == "inline-code-split":
-        return secret[:k] + "`" + secret[k:] + "`"
+        return secret[:k] + "`" + secret[k:k + 4] + "`" + secret[k + 4:]
     if spelling == "html-reference":
         return secret[:k] + f"&#{ord(secret[k])};" + secret[k + 1:]
     if spelling == "link-text-split":
