@@ -29,6 +29,8 @@ def shannon_entropy(value: str) -> float:
 _ENV_NAME = re.compile(r"[A-Z][A-Z_]*")          # YOUR_API_KEY, API_TOKEN: an env-var name, no digits
 _FILLER = re.compile(r"[xX*#._-]{3,}")          # xxxx, ****, ...
 _FILLER_RUNS = ("xxxxxx", "XXXXXX", "00000000", "****")   # ghp_xxxxxx…, sk_live_00000000…: a template, not a key
+# AIzaaaaaaaa…, AKIAZZZZZZZZ…, ####…: random text almost never repeats a letter or mark 8 times (digits may: ids)
+_SAME_CHARACTER_RUN = re.compile(r"([^\d])\1{7}")
 _YOUR_SECRET = re.compile(r"your[_-]?(?:api[_-]?)?(?:key|token|secret|password)").search
 _PLACEHOLDER_WORDS = ("example", "placeholder", "changeme", "redacted")
 _TEMPLATE_START = ("$", "<", "{", "%", "[", "(")
@@ -64,7 +66,8 @@ def is_documented_example(value: str) -> bool:
 
     Checked for every rule: such a value is public, and masking it would only hide the docs being quoted.
     """
-    return "example" in value.lower() or any(run in value for run in _FILLER_RUNS) or value in _DOCUMENTED_EXAMPLES
+    return ("example" in value.lower() or any(run in value for run in _FILLER_RUNS) or value in _DOCUMENTED_EXAMPLES
+            or _SAME_CHARACTER_RUN.search(value) is not None)
 
 
 _HAS_DIGIT = re.compile(r"\d").search
@@ -111,7 +114,7 @@ def looks_random(value: str, *, min_length: int = 16, min_entropy: float = GENER
         if not named:
             return False
         if _HEX.match(value):
-            return len(value) >= 20 and shannon_entropy(value) >= 3.0
+            return len(value) >= 16 and shannon_entropy(value) >= 3.0
         return True
     if not _HAS_LETTER(value):
         return False
@@ -133,6 +136,11 @@ def _looks_like_password(value: str) -> bool:
 def _named_secret(value: str) -> bool:
     """The value of an ``api_key``/``access_token``-like name: machine-made, so it must look random."""
     return looks_random(value, min_length=10, named=True)
+
+
+def _service_key(value: str) -> bool:
+    """A service's key under its name: random, and with a digit (``sumOfExposures`` is code beside the name)."""
+    return _named_secret(value) and _HAS_DIGIT(value) is not None
 
 
 def _chosen_secret(value: str) -> bool:
@@ -157,8 +165,28 @@ def _bearer_value(value: str) -> bool:
     return bool(_HAS_DIGIT(value)) or _random_letters(value)
 
 
+_PLACEHOLDER_PASSWORDS = frozenset({"password", "pass", "passwd", "secret", "pwd", "test", "token", "changeit", "changeme"})
+
+
 def _url_password(value: str) -> bool:
-    return not is_placeholder(value) and value.lower() not in {"password", "pass", "secret", "pwd"}
+    """Not a template (``<password>``, ``${PASS}``), a placeholder word (``user:pass``) or one repeated letter (``yyy``)."""
+    if is_placeholder(value) or value.endswith((">", "]", "}")) or len(set(value)) == 1:
+        return False
+    return value.lower() not in _PLACEHOLDER_PASSWORDS
+
+
+_SLACK_PREFIX = re.compile(r"(?:xox[a-z]|xapp)(?:\.xox[a-z])?-(?:\d-)?")
+
+
+def _slack_token(value: str) -> bool:
+    """Random after the prefix: numeric ids of 6+ digits (``xoxp-1234-1234-…`` is a template) and a last part
+    that holds a letter (the secret part; ``…-572331691188-####`` stops at the digits)."""
+    parts = _SLACK_PREFIX.sub("", value, count=1).split("-")
+    if not _HAS_DIGIT("".join(parts)) or is_placeholder(value):
+        return False
+    if any(part.isdigit() and len(part) < 6 for part in parts):
+        return False
+    return _HAS_LETTER(parts[-1]) is not None
 
 
 def _aws_secret_near_key_id(value: str) -> bool:
@@ -174,7 +202,11 @@ def _discord_bot_token(value: str) -> bool:
         decoded = base64.urlsafe_b64decode(user_id + "=" * (-len(user_id) % 4))
     except (binascii.Error, ValueError):
         return False
-    return decoded.isdigit() and 17 <= len(decoded) <= 20
+    if decoded.isdigit() and 17 <= len(decoded) <= 20:
+        return True
+    # Newer tokens' first part is not always a clean id; it still starts as base64 of a leading digit
+    # (M, N or O) and the whole token is random.
+    return user_id[:1] in "MNO" and looks_random(value, min_length=50)
 
 
 _HMAC_SHA256_BASE64 = re.compile(r"[A-Za-z0-9+/]{43}=")

@@ -16,6 +16,7 @@ from fastpad.outbound.secret_checks import (  # noqa: F401 - the catalogue's voc
     _looks_like_password,
     looks_random,
     _named_secret,
+    _service_key,
     PASSWORD_MIN_ENTROPY,
     _url_password,
 )
@@ -25,6 +26,7 @@ from fastpad.outbound.secret_patterns import (  # noqa: F401 - the catalogue's v
     _generic_context,
     _NAME_TAIL,
     _names_the_secret,
+    _service_names_the_secret,
     Rule,
     _SECRET_VALUE,
 )
@@ -47,8 +49,9 @@ CONTEXT_RULES: tuple[Rule, ...] = (
     ),
     Rule(
         "authorization-header",
-        "credential in an Authorization header (Bearer, Token, Basic)",
-        re.compile(r"authorization[\"']?[ \t]*[:=][ \t]*[\"']?(?:bearer|token|basic)[ \t]+([a-z0-9._~+/=-]{8,8192})"),
+        "credential in an Authorization header (Bearer, Token, Api-Token, Basic, or no scheme)",
+        re.compile(r"authorization[\"']?[ \t]*[:=][ \t]*[\"']?(?:(?:bearer|token|api-token|basic)[ \t]+)?"
+                   r"([a-z0-9._~+/=-]{8,8192})"),
         group=1,
         validate=_bearer_value,
         lower=True,
@@ -60,6 +63,23 @@ CONTEXT_RULES: tuple[Rule, ...] = (
         group=1,
         validate=lambda v: looks_random(v.rstrip("="), min_length=20, named=True),
         lower=True,
+    ),
+    *(
+        Rule(
+            "service-credential",
+            "a random value assigned to a name that names a service whose keys scanners know by their name only "
+            "(sumo…, facebook…, atlassian/confluence/jira…, okta…, datadog…, dropbox…, cloudflare…, newrelic…, "
+            "mailgun…: gitleaks' keyword-anchored rules)",
+            re.compile((r"new[_-]?relic" if service == "new" else service) + r"[a-z0-9_.-]{0,40}?" + _ASSIGN
+                       + _SECRET_VALUE),
+            group=1,
+            validate=_service_key,
+            context=_service_names_the_secret,
+            lower=True,
+        )
+        # one pattern per service name: each starts with a literal (gated when 6+ characters long)
+        for service in ("sumo", "facebook", "atlassian", "confluence", "jira", "okta", "datadog", "dropbox",
+                        "cloudflare", "new", "mailgun")
     ),
     Rule(
         "generic-password",

@@ -153,6 +153,15 @@ def _names_the_secret(text: str, m: re.Match[str]) -> bool:
     return _NAME_SEPARATOR.split(name.lower())[-1] not in _DESCRIPTORS
 
 
+def _service_names_the_secret(text: str, m: re.Match[str]) -> bool:
+    """Like :func:`_names_the_secret`, except that a service's access id (``SUMO_ACCESS_ID``,
+    ``sumologic.accessId``) is the public half of its key pair, masked like AWS's key id."""
+    parts = _NAME_SEPARATOR.split(_NAME.match(text, m.start()).group().lower())
+    if parts[-1] == "id" and len(parts) > 1 and parts[-2].endswith("access"):
+        return True
+    return parts[-1] not in _DESCRIPTORS
+
+
 def _generic_context(text: str, m: re.Match[str]) -> bool:
     """``key`` counts only as ``api_key``, ``access_key``…; ``token`` also bare; ``secret``/``credentials`` always."""
     start = m.start()
@@ -169,6 +178,9 @@ def _generic_context(text: str, m: re.Match[str]) -> bool:
 def _curl_context(text: str, m: re.Match[str]) -> bool:
     """``-u user:pass`` is curl's basic auth only on a curl command line (``docker run -u 1000:1000`` is not)."""
     line_start = text.rfind("\n", 0, m.start()) + 1
+    # a command continued over lines ("\" at the end of each) is one command line
+    while line_start > 1 and text[:line_start - 1].rstrip(" \t").endswith("\\"):
+        line_start = text.rfind("\n", 0, line_start - 1) + 1
     return "curl " in text[line_start:m.start()]
 
 

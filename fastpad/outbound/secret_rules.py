@@ -62,13 +62,13 @@ from fastpad.outbound.secret_checks import (  # noqa: F401 - the catalogue's voc
     _azure_ad_secret,
     _discord_bot_token,
     GENERIC_MIN_ENTROPY,
-    _HAS_DIGIT,
     is_documented_example,
     is_placeholder,
     looks_random,
     _openai_like,
     _random_hex,
     _random_letters,
+    _slack_token,
     _sas_signature,
     shannon_entropy,
 )
@@ -248,7 +248,7 @@ _VENDOR_RULES: tuple[Rule, ...] = (
         "slack-token",
         "Slack bot, user, app, config and refresh tokens (xoxb-, xoxp-, xoxa-, xoxe-, xoxr-, xoxs-, xapp-)",
         re.compile(r"(?:xox[abposre]|xapp)" + _wb(4) + r"(?:\.[a-z0-9]{1,20})?-[0-9A-Za-z-]{10,255}[0-9A-Za-z]"),
-        validate=lambda v: bool(_HAS_DIGIT(v)) and not is_placeholder(v),
+        validate=_slack_token,
     ),
     Rule(
         "discord-webhook",
@@ -323,6 +323,58 @@ _VENDOR_RULES: tuple[Rule, ...] = (
     ),
     # --- other services
     Rule(
+        "huggingface-token",
+        "Hugging Face organization API token (api_org_…)",
+        _token("api_org_", r"[A-Za-z]{34}"),
+        validate=lambda v: _random_letters(v[8:]),
+    ),
+    Rule(
+        "onepassword-token",
+        "1Password service account token (ops_eyJ…)",
+        _token("ops_eyJ", r"[A-Za-z0-9+/]{250,8192}={0,3}", _end("A-Za-z0-9+/=")),
+    ),
+    Rule(
+        "onepassword-secret-key",
+        "1Password account secret key (A3-XXXXXX-…)",
+        _token("A3-", r"[A-Z0-9]{6}-(?:[A-Z0-9]{11}|[A-Z0-9]{6}-[A-Z0-9]{5})-[A-Z0-9]{5}-[A-Z0-9]{5}-[A-Z0-9]{5}"),
+        validate=lambda v: shannon_entropy(v[3:].replace("-", "")) >= 3.5,
+    ),
+    Rule(
+        "openshift-token",
+        "OpenShift user token (sha256~…)",
+        _token("sha256~", r"[A-Za-z0-9_-]{43}", _B64URL_END),
+        validate=lambda v: shannon_entropy(v[7:]) >= 3.5,
+    ),
+    *_rules(
+        "flyio-token",
+        "Fly.io access tokens and macaroons (fo1_…, fm1a_/fm1r_/fm2_…, comma-joined)",
+        _token("fo1_", r"[A-Za-z0-9_-]{43}", _B64URL_END),
+        _token("fm", r"(?:1[ar]|2)_[A-Za-z0-9+/]{100,4096}={0,3}(?:,fm(?:1[ar]|2)_[A-Za-z0-9+/]{100,4096}={0,3}){0,8}",
+               _end("A-Za-z0-9+/=")),
+        validate=lambda v: shannon_entropy(v) >= 4.0,
+    ),
+    Rule(
+        "sourcegraph-token",
+        "Sourcegraph access token (sgp_…)",
+        _token("sgp_", r"(?:(?:[a-fA-F0-9]{16}|local)_[a-fA-F0-9]{40}|[a-fA-F0-9]{40})"),
+        validate=lambda v: _random_hex(v.rsplit("_", 1)[1]),
+    ),
+    Rule(
+        "newrelic-key",
+        "New Relic user API key, browser token and insert key (NRAK-, NRJS-, NRII-)",
+        _token("NR", r"(?:AK-[A-Z0-9]{27}|JS-[a-f0-9]{19}|II-[A-Za-z0-9_-]{32})", _B64URL_END),
+    ),
+    Rule(
+        "cloudflare-origin-ca-key",
+        "Cloudflare Origin CA key (v1.0-…)",
+        _token("v1.0-", r"[a-f0-9]{24}-[a-f0-9]{146}"),
+    ),
+    Rule(
+        "postman-token",
+        "Postman API key (PMAK-…)",
+        _token("PMAK-", r"[a-fA-F0-9]{24}-[a-fA-F0-9]{34}"),
+    ),
+    Rule(
         "fastpad-token",
         "Fastpad API token (fpk_live_…, fpk_test_…)",
         _token("fpk_", r"(?:live|test)_[0-9A-Za-z]{20,64}"),
@@ -352,8 +404,9 @@ _VENDOR_RULES: tuple[Rule, ...] = (
 
     Rule(
         "jwt",
-        "JSON Web Token (three base64url parts, the first two JSON objects)",
-        _token("eyJ", _B64URL + r"{10,8192}\.eyJ" + _B64URL + r"{10,8192}\.(?:" + _B64URL + r"{10,8192})?", ""),
+        "JSON Web Token (base64url JSON header and claims, the signature if any)",
+        _token("eyJ", _B64URL + r"{10,8192}\.eyJ" + _B64URL + r"{10,8192}(?:\.(?:" + _B64URL + r"{10,8192}={0,2})?)?",
+               _B64URL_END),
     ),
 )
 

@@ -84,6 +84,7 @@ class RedactionResult:
 _TRAILING = " \t\r\n"
 _TRAILING_PROSE = _TRAILING + ".,"
 _EMPHASIS = "*_"
+_TRUNCATED = ("...", "\u2026")
 
 
 def _trim(rule: Rule, text: str, start: int, end: int) -> int:
@@ -146,6 +147,7 @@ def _candidates(text: str, rules: Iterable[Rule]) -> list[tuple[int, SecretMatch
                 or (rule.context is not None and not rule.context(text, m))
                 or (rule.validate is not None and not rule.validate(text[span[0]:span[1]]))
                 or is_documented_example(text[span[0]:span[1]])
+                or text.startswith(_TRUNCATED, span[1])      # ops_eyJzaWdu... is a shortened quote, not a key
             ):
                 # A rejected name = value must not hide a name that starts inside it (key_secret = …);
                 # a rejected token is skipped whole, which keeps adversarial input linear.
