@@ -17,6 +17,7 @@ from fastpad.notes import new_id
 from tests.api.conftest import OWNER_EMAIL, Server
 from tests.api.helpers import assert_problem
 from tests.api.test_oauth import _connected
+from tests.outbound.spellings import SPELLINGS, leaked, spelled_note
 
 AWS_KEY = "AKIA" + "QWERTYUIOPASDFGH"
 
@@ -149,3 +150,13 @@ def test_the_owner_expands_a_placeholder_and_no_token_can(server: Server, signed
             refused = client.post(f"/v1/notes/{note['id']}/placeholders/reveal", json={"placeholder": placeholder})
             assert assert_problem(refused, 403, "policy-denied", server.base_url)["reason"] == "person_only"
             assert AWS_KEY not in refused.text
+
+
+def test_a_published_page_masks_a_token_however_markdown_or_html_spells_it(
+        server: Server, signed_in: httpx.Client) -> None:
+    note = create(signed_in, f"---\ntitle: CI tokens {secrets.token_hex(3)}\n---\n\n" + spelled_note())
+    assert signed_in.put(f"/v1/notes/{note['id']}/publication").status_code == 200
+    for accept in ("text/html", "text/markdown"):
+        page = anonymous(server, f"/n/{note['id']}", accept=accept)
+        assert page.status_code == 200 and leaked(page.text) == [], accept
+        assert page.text.count("[redacted:github-token:") >= len(SPELLINGS), accept

@@ -9,6 +9,7 @@ import pytest
 from fastpad.outbound.secret_rules import RULE_IDS, RULES, Rule, describe_rules, shannon_entropy
 from fastpad.outbound.secrets import FINGERPRINT_HEX, PLACEHOLDER_RE, find_secrets, locate, redact
 from tests.outbound.corpus import NEGATIVES, POSITIVES
+from tests.outbound.spellings import SPELLINGS, TOKEN, leaked
 
 KEY = b"test-server-key-0123456789abcdef"
 
@@ -211,3 +212,28 @@ def test_documented_example_keys_stay_visible(text: str) -> None:
 def test_a_placeholder_in_the_text_is_never_detected_again() -> None:
     text = "redis://:[redacted:url-password:fe4607]@cache:6379 and password:[redacted:generic-password:0a1b2c]"
     assert find_secrets(text) == []
+
+
+@pytest.mark.parametrize("spelling", list(SPELLINGS))
+def test_a_token_is_masked_however_markdown_or_html_spells_it(spelling: str) -> None:
+    spelled = SPELLINGS[spelling]
+    text = f"The CI token is {spelled} for now."
+    (match,) = find_secrets(text)
+    masked = text[match.start:match.end]
+    assert match.rule_id == "github-token" and masked.lstrip("[") == spelled.lstrip("[")   # exactly what renders as it
+    assert text[:match.start] == "The CI token is " and text[match.end:] == " for now."    # the rest untouched
+    result = redact(text, KEY)
+    assert leaked(result.text) == []
+    # the fingerprint is the rendered token's: the same as the token typed plainly
+    assert result.matches[0].fingerprint == redact(f"The CI token is {TOKEN} for now.", KEY).matches[0].fingerprint
+    assert locate(text, KEY, "github-token", result.matches[0].fingerprint)
+
+
+def test_markup_between_words_is_left_alone() -> None:
+    prose = "Use **bold** and `code`, see [the docs](https://example.com/x) and 2*3=6 &amp; more."
+    assert find_secrets(prose) == [] and redact(prose, KEY).text == prose
+
+
+def test_a_url_password_in_a_glued_links_destination_is_still_found() -> None:
+    text = "see[db](postgres://app:Xk9vQ2mZ7rTp@db.internal/prod)now"
+    assert [(m.rule_id, text[m.start:m.end]) for m in find_secrets(text)] == [("url-password", "Xk9vQ2mZ7rTp")]

@@ -15,7 +15,8 @@ import pytest
 
 from tests.api.conftest import OWNER_EMAIL
 from tests.api.helpers import assert_problem
-from tests.mcp.conftest import McpServer
+from tests.mcp.conftest import McpServer, run
+from tests.outbound.spellings import FRAGMENTS, SPELLINGS, leaked, spelled_note
 from tests.security.world import LINK, SECRET, client, mint
 
 
@@ -141,3 +142,32 @@ def test_a_property_that_is_a_secret_by_its_name_is_masked(target: McpServer, ag
 def test_raw_note_state_is_refused_to_an_agent(target: McpServer, agent: httpx.Client, planted: dict[str, str]) -> None:
     for path in (f"/v1/notes/{planted['note']}/snapshot", f"/v1/notes/{planted['note']}/updates"):
         assert_problem(agent.get(path), 403, "policy-denied", target.base_url)
+
+
+def test_a_token_spelled_in_markdown_or_html_leaves_masked_by_rest_mcp_and_export(
+        target: McpServer, owner: httpx.Client) -> None:
+    """Issue 29: ``ghp\\_…``, emphasis or inline code inside the token, ``&#95;``, a link-text split and
+    a zero-width character all render as the token; an agent gets none of its characters anywhere."""
+    created = owner.post("/v1/notes", json={"title": f"CI tokens {secrets.token_hex(3)}", "markdown": spelled_note()})
+    assert created.status_code == 201, created.text
+    note_id = created.json()["id"]
+    token, _ = mint(target, "notes:read,search:read,export")
+    with client(target, token) as reader:
+        as_json = reader.get(f"/v1/notes/{note_id}")
+        as_markdown = reader.get(f"/v1/notes/{note_id}", headers={"accept": "text/markdown"})
+        exported = reader.get("/v1/export")
+    assert as_json.status_code == as_markdown.status_code == exported.status_code == 200
+    for surface, text in (("REST JSON", as_json.text), ("REST Markdown", as_markdown.text), ("export", exported.text)):
+        assert leaked(text) == [], surface
+        assert text.count("[redacted:github-token:") >= len(SPELLINGS), surface
+
+    async def fetch() -> str:
+        async with target.client(token) as agent:
+            await agent.start()
+            result = await agent.call("fastpad_fetch", session=agent.session, note_ids=[note_id])
+            return result.content[0].text
+
+    fetched = run(fetch)
+    assert leaked(fetched) == [] and fetched.count("[redacted:github-token:") >= len(SPELLINGS)
+    stored = owner.get(f"/v1/notes/{note_id}", headers={"accept": "text/markdown"}).text
+    assert leaked(stored) == list(FRAGMENTS)            # the person reads the note as written
