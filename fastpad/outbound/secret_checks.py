@@ -32,7 +32,11 @@ _FILLER_RUNS = ("xxxxxx", "XXXXXX", "00000000", "****")   # ghp_xxxxxx…, sk_li
 # AIzaaaaaaaa…, AKIAZZZZZZZZ…, ####…: random text almost never repeats a letter or mark 8 times (digits may: ids)
 _SAME_CHARACTER_RUN = re.compile(r"([^\d])\1{7}")
 _YOUR_SECRET = re.compile(r"your[_-]?(?:api[_-]?)?(?:key|token|secret|password)").search
-_PLACEHOLDER_WORDS = ("example", "placeholder", "changeme", "redacted")
+_PLACEHOLDER_WORDS = ("example", "placeholder", "changeme", "redacted", "fake")
+# A template at the start of a value: ${VAR}, ${{ secrets.X }}, {{ .Values.x }}, {Name}, <name>, %(name)s,
+# %{x}, [NAME], $(command), $VAR, $1. A value that merely starts with such a character, long and random, is not one.
+_TEMPLATE = re.compile(r"\$\{\{[^{}]*\}\}|\$\{[^{}]*\}|\{\{[^{}]*\}\}|\{[A-Za-z_][\w.:-]*\}|<[^<>]*>|%\([^()]*\)"
+                       r"|%\{[^{}]*\}|\[[^\[\]]*\]|\$\([^()]*\)|\$\w+|\([^()]*\)")
 _TEMPLATE_START = ("$", "<", "{", "%", "[", "(")
 _YAML_TAG = re.compile(r"![A-Za-z][\w.-]*")      # password: !vault |, Password: !Ref DbPassword
 _DOTTED_IDENTIFIER = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)+$")
@@ -53,7 +57,10 @@ _DOCUMENTED_EXAMPLES = frozenset({
 
 def is_placeholder(value: str) -> bool:
     """Template or example text standing where a secret would go."""
-    if not value or value.startswith(_TEMPLATE_START) or "..." in value or "\u2026" in value:
+    if not value or "..." in value or "\u2026" in value:
+        return True
+    if value.startswith(_TEMPLATE_START) and (_TEMPLATE.match(value) or len(value) < 16
+                                              or shannon_entropy(value) < GENERIC_MIN_ENTROPY):
         return True
     if _ENV_NAME.fullmatch(value) or _FILLER.fullmatch(value) or _YAML_TAG.fullmatch(value):
         return True
@@ -141,6 +148,12 @@ def _named_secret(value: str) -> bool:
 def _service_key(value: str) -> bool:
     """A service's key under its name: random, and with a digit (``sumOfExposures`` is code beside the name)."""
     return _named_secret(value) and _HAS_DIGIT(value) is not None
+
+
+def _quoted_literal(value: str) -> bool:
+    """A quoted literal under a credential name: password-like (two classes, not a word, number, path or
+    identifier) with 8+ characters and 3.0 bits/char; the quotes are what says where it ends."""
+    return len(value) >= 8 and _looks_like_password(value) and shannon_entropy(value) >= 3.0
 
 
 def _chosen_secret(value: str) -> bool:

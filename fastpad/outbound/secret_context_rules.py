@@ -16,6 +16,7 @@ from fastpad.outbound.secret_checks import (  # noqa: F401 - the catalogue's voc
     _looks_like_password,
     looks_random,
     _named_secret,
+    _quoted_literal,
     _service_key,
     PASSWORD_MIN_ENTROPY,
     _url_password,
@@ -25,6 +26,7 @@ from fastpad.outbound.secret_patterns import (  # noqa: F401 - the catalogue's v
     _curl_context,
     _generic_context,
     _NAME_TAIL,
+    _QUOTED_LITERAL,
     _names_the_secret,
     _service_names_the_secret,
     Rule,
@@ -80,6 +82,24 @@ CONTEXT_RULES: tuple[Rule, ...] = (
         # one pattern per service name: each starts with a literal (gated when 6+ characters long)
         for service in ("sumo", "facebook", "atlassian", "confluence", "jira", "okta", "datadog", "dropbox",
                         "cloudflare", "new", "mailgun")
+    ),
+    *(
+        Rule(
+            rule_id,
+            "a quoted literal assigned to a credential name (password, secret, api key, token, credentials): "
+            "the whole literal, whatever its characters, unless a template, a placeholder or a word",
+            re.compile(keyword + _NAME_TAIL + _QUOTED_LITERAL),
+            group=1,
+            validate=_quoted_literal,
+            context=context,
+            lower=True,
+        )
+        # before the unquoted rules: quotes say where the value ends, so any character may be in it
+        for rule_id, keyword, context in (
+            ("generic-password", r"(?:passw(?:or)?d|pwd|passphrase)", _names_the_secret),
+            ("generic-secret", "secret", _generic_context), ("generic-secret", "key", _generic_context),
+            ("generic-secret", "token", _generic_context), ("generic-secret", "credentials?", _generic_context),
+        )
     ),
     Rule(
         "generic-password",

@@ -134,6 +134,10 @@ def _rules(rule_id: str, description: str, *patterns: re.Pattern[str], **options
 _ASSIGN = r"""["'*_]{0,3}[ \t]*(?::=|=>|\?=|=|:|\|)(?![=|])[ \t*_]{0,6}["'`]?"""
 _NAME_TAIL = r"(?:[_.-][a-z0-9]{1,20}){0,6}"
 _SECRET_VALUE = r"([A-Za-z0-9_+/=.~!@#$%^&*-]{10,256})"
+# A quoted literal: name = "value", name: 'value', name := "value", name = @"value", and the
+# directive form of nginx/BIND-like configs, name "value"; -- the value is everything inside the quotes.
+_QUOTED_LITERAL = (r"""["'*_]{0,3}[ \t]*(?:(?::=|=>|\?=|=|:)(?![=|])[ \t]*@?["']|["'](?=[^"'\s]{8,256}["'];))"""
+                   r"""([^"'\s]{8,256})(?=["'])""")
 _STRONG_KEY_PREFIX = re.compile(
     r"(?:api|access|auth|private|signing|encryption|master|secret|client|app|account|storage|shared|hmac|jwt"
     r"|webhook|consumer|license)[ _.-]?$")                                       # api_key, "API key"

@@ -141,6 +141,9 @@ _add("sourcegraph-token", "SRC_ACCESS_TOKEN={s}", "sgp_" + rand(16, _HEX) + "_" 
 _add("newrelic-key", "license {s}", "NRAK-" + rand(27, string.ascii_uppercase + string.digits))
 _add("cloudflare-origin-ca-key", "origin ca: {s}", "v1.0-" + rand(24, _HEX) + "-" + rand(146, _HEX))
 _add("postman-token", "postman {s}", "PMAK-" + rand(24, _HEX) + "-" + rand(34, _HEX))
+_add("generic-secret", 'db_credentials = "{s}"', "Xq7!" + rand(12) + "#{")         # quoted: any character
+_add("generic-secret", "client_secret '{s}';", rand(10) + "$(" + rand(6))             # a config directive
+_add("generic-password", 'admin_password := "{s}"', "{{" + rand(14) + "}" + rand(4))  # not a template
 for _service in ("sumologic_access_id", "FACEBOOK_APP_SECRET", "atlassian.api_token", "confluence_pat", "jira-auth",
                  "okta_client_secret", "datadog_app_key", "dropbox_app_token", "cloudflare_global_api_key",
                  "NEW_RELIC_LICENSE", "mailgun_signing"):
