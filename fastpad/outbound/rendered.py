@@ -23,9 +23,9 @@ What the view changes, and only that (anything else is copied as it is):
   (``**API key:** value``) delimit words, not a token, and stay: the rules
   already read around them.
 
-A glued link's destination leaves the view; :attr:`View.dropped_links` says so,
-and the caller scans the source too, so a URL password in the destination is
-still found.
+A glued link's destination leaves the view; :attr:`View.dropped_links` lists
+where each was in the source, and the caller scans those too, so a URL
+password in the destination is still found.
 """
 
 from __future__ import annotations
@@ -63,7 +63,7 @@ class View:
     pieces: tuple[tuple[int, int, bool, int, int], ...] = ()
     # per piece: (source start, source end, copied verbatim, markup before it, markup after it) -- a link
     # label's "[" and "](destination)", which a span starting or ending with the label takes with it
-    dropped_links: bool = False
+    dropped_links: tuple[tuple[int, int], ...] = ()   # source spans of the destinations of glued links
 
     @property
     def identical(self) -> bool:
@@ -102,7 +102,7 @@ def render_view(text: str) -> View:
     pieces: list[tuple[int, int, bool, int, int]] = []
     length = 0
     position = 0
-    dropped_links = False
+    dropped_links: list[tuple[int, int]] = []
 
     def emit(value: str, source_start: int, source_end: int, copied: bool, before: int = 0, after: int = 0) -> None:
         nonlocal length
@@ -134,11 +134,11 @@ def render_view(text: str) -> View:
         elif kind == "reference":
             emit(decoded, m.start(), m.end(), False)
         elif kind == "link":
-            dropped_links = True
+            dropped_links.append((m.end("label") + 2, m.end() - 1))
             # the "[" and "](destination)" render as nothing: the next piece starts after them
             emit(m.group("label"), m.start("label"), m.end("label"), True, 1, m.end() - m.end("label"))
         position = m.end()
     if not pieces:
         return View(text, text)
     emit(text[position:], position, len(text), True)
-    return View("".join(parts), text, tuple(starts), tuple(pieces), dropped_links)
+    return View("".join(parts), text, tuple(starts), tuple(pieces), tuple(dropped_links))

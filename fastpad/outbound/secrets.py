@@ -202,8 +202,9 @@ def find_secrets(text: str) -> list[SecretMatch]:
     if view.identical:
         return found
     mapped = [SecretMatch(m.rule_id, *view.source_span(m.start, m.end)) for m in found]
-    if view.dropped_links:          # a glued link's destination left the view: read the source for it
-        mapped = _merge(mapped, _find_visible(text))
+    for start, end in view.dropped_links:      # a glued link's destination left the view: read it as written
+        found_there = _find_visible(text[start:end])
+        mapped = _merge(mapped, [SecretMatch(m.rule_id, m.start + start, m.end + start) for m in found_there])
     return mapped
 
 
