@@ -1,5 +1,11 @@
 """What a secret looks like: the rule catalogue :mod:`fastpad.outbound.secrets` detects with.
 
+This module holds the vendor shapes and assembles :data:`RULES` (vendor shapes first, then
+:mod:`~fastpad.outbound.secret_context_rules`: credentials known by a name or a position); the
+validators are in :mod:`~fastpad.outbound.secret_checks`, the rule shape and the pattern pieces
+in :mod:`~fastpad.outbound.secret_patterns`. The rules run on the text as it renders
+(:mod:`~fastpad.outbound.rendered`).
+
 Rules in the style of gitleaks' default set: a regular expression per kind of
 credential, a few with a cheap validator (Shannon entropy, "looks random", not
 a placeholder). Never a model: the same text always gives the same matches.
