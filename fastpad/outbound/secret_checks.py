@@ -86,6 +86,7 @@ _ASCII_LETTERS = re.compile(r"[A-Za-z]+")
 _CAMEL_CASE_WORDS = re.compile(r"[a-z]*(?:[A-Z]+[a-z]{2,})+[A-Z]*")   # random letters almost never are
 _WORDLIKE = re.compile(r"[A-Za-z_.-]+")          # required, get_password, prod-db: a word or a code name
 _PATH_START = ("/", "./", "../", "~/")
+_RELATIVE_FILE = re.compile(r"[\w.-]+(?:/[\w.-]+)+\.[A-Za-z]{1,5}")      # certs/server.pem: where a key is kept
 
 
 def _classes(value: str) -> int:
@@ -135,7 +136,7 @@ def _looks_like_password(value: str) -> bool:
         return False
     if _ULID.match(value) or _UUID.match(value) or _WORDLIKE.fullmatch(value) or value.isdigit():
         return False
-    if value.startswith(_PATH_START):
+    if value.startswith(_PATH_START) or "://" in value or _RELATIVE_FILE.fullmatch(value):
         return False
     return _classes(value) >= 2 and shannon_entropy(value) >= PASSWORD_MIN_ENTROPY
 

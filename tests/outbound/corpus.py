@@ -157,6 +157,9 @@ _add("grafana-token", "loki push {s}", "glc_" + rand(60, _ALNUM + "+/"))
 
 # Things that must never be masked.
 _NEGATIVES: list[str] = [
+    # quoted literals under a credential name that are not one: a file, a URL, a template, a fake
+    'private_key: "keys/private.pem"', 'secret: "https://vault.internal/v1/kv"', 'api_key = "${{ secrets.API_KEY }}"',
+    'password = "{{ .Values.db.password }}"', 'client_secret: "%(client_secret)s"', 'token = "somefaketoken"',
     # identifiers
     *(ulid() for _ in range(200)),
     *(f"Anchored paragraph {{#{ulid()}}}" for _ in range(50)),
