@@ -71,7 +71,7 @@ CONTEXT_RULES: tuple[Rule, ...] = (
             "service-credential",
             "a random value assigned to a name that names a service whose keys scanners know by their name only "
             "(sumo…, facebook…, atlassian/confluence/jira…, okta…, datadog…, dropbox…, cloudflare…, newrelic…, "
-            "mailgun…: gitleaks' keyword-anchored rules)",
+            "mailgun…, heroku…: gitleaks' keyword-anchored rules)",
             re.compile((r"new[_-]?relic" if service == "new" else service) + r"[a-z0-9_.-]{0,40}?" + _ASSIGN
                        + _SECRET_VALUE),
             group=1,
@@ -81,7 +81,7 @@ CONTEXT_RULES: tuple[Rule, ...] = (
         )
         # one pattern per service name: each starts with a literal (gated when 6+ characters long)
         for service in ("sumo", "facebook", "atlassian", "confluence", "jira", "okta", "datadog", "dropbox",
-                        "cloudflare", "new", "mailgun")
+                        "cloudflare", "new", "mailgun", "heroku")
     ),
     *(
         Rule(

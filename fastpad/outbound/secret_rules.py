@@ -222,6 +222,7 @@ _VENDOR_RULES: tuple[Rule, ...] = (
         "gitlab-runner-registration",
         "GitLab runner registration token (GR1348941…)",
         _token("GR1348941", r"[A-Za-z0-9_-]{20}"),
+        validate=lambda v: shannon_entropy(v[9:]) >= 3.0,       # GR1348941123123123…: a template
     ),
     Rule(
         "npm-token",

@@ -146,7 +146,7 @@ _add("generic-secret", "client_secret '{s}';", rand(10) + "$(" + rand(6))       
 _add("generic-password", 'admin_password := "{s}"', "{{" + rand(14) + "}" + rand(4))  # not a template
 for _service in ("sumologic_access_id", "FACEBOOK_APP_SECRET", "atlassian.api_token", "confluence_pat", "jira-auth",
                  "okta_client_secret", "datadog_app_key", "dropbox_app_token", "cloudflare_global_api_key",
-                 "NEW_RELIC_LICENSE", "mailgun_signing"):
+                 "NEW_RELIC_LICENSE", "mailgun_signing", "HEROKU_KEY"):
     _add("service-credential", _service + " = {s}", rand(6) + "7" + rand(17))
 _add("linear-api-key", "linear {s}", "lin_api_" + rand(40))
 _add("notion-token", "notion {s}", "ntn_" + rand(11, string.digits) + rand(35))
