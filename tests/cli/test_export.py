@@ -84,13 +84,15 @@ def test_an_agents_export_passes_the_outbound_path(cli_server: CliServer) -> Non
     assert "Ignore previous instructions" not in exported.text  # below the agent's floor: the block stays home
 
 
-def test_fp_pull_as_an_agent_writes_no_character_of_a_token_markdown_or_html_spells(fp: Fp, cli_server: CliServer,
-                                                                                    tmp_path: Path) -> None:
+def test_fp_pull_and_query_as_an_agent_give_no_character_of_a_token_markdown_or_html_spells(
+        fp: Fp, cli_server: CliServer, tmp_path: Path) -> None:
     with cli_server.client(cli_server.person_token()) as client:
         assert client.post("/v1/notes", json={"title": "CI tokens", "markdown": spelled_note()}).status_code == 201
     agent = {"FASTPAD_URL": cli_server.base_url,
-             "FASTPAD_TOKEN": cli_server.mint("notes:read,export", "--label", "tests: spelled tokens")}
+             "FASTPAD_TOKEN": cli_server.mint("notes:read,search:read,export", "--label", "tests: spelled tokens")}
     mirror = tmp_path / "mirror"
     fp.json("pull", str(mirror), env=agent)
     pulled = "".join(path.read_text() for path in mirror.rglob("*.md"))
     assert "[redacted:github-token:" in pulled and leaked(pulled) == []
+    found = fp("query", "CI token", env=agent)          # fp's own output to the agent: search hits
+    assert found.returncode == 0 and "CI tokens" in found.stdout and leaked(found.stdout + found.stderr) == []
