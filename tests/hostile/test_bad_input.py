@@ -5,8 +5,11 @@ and a NUL in a search query (PostgreSQL dropped the lexical arm and the answer e
 
 from __future__ import annotations
 
+import base64
+
 import httpx
 
+from fastpad.notes import NoteDocument, NoteMeta
 from fastpad.notes.blocks import MAX_TITLE_CHARS
 from tests.api.helpers import assert_problem
 from tests.hostile.conftest import Hostile
@@ -31,6 +34,12 @@ def test_a_title_up_to_the_maximum_is_kept_and_one_past_it_is_a_typed_422_howeve
         _title_refused(hostile, owner.post("/v1/notes", content=f"---\ntitle: {too_long}\n---\n\nbody\n".encode(),
                                            headers={"content-type": "text/markdown"}))
         _title_refused(hostile, owner.post(f"/v1/notes/{note['id']}/rename", json={"title": too_long}))
+    # A CRDT update that sets the note's title is held to the same limit.
+    updates = owner.get(f"/v1/notes/{note['id']}/updates")
+    doc, frontier = NoteDocument.load(updates.content), updates.headers["x-fastpad-frontier"]
+    doc.set_meta(NoteMeta("t" * (MAX_TITLE_CHARS + 1)))
+    _title_refused(hostile, owner.post(f"/v1/notes/{note['id']}/ops", json={
+        "ops": base64.b64encode(doc.export_updates(frontier)).decode(), "expectedFrontier": frontier}))
     assert owner.get(f"/v1/notes/{note['id']}").json()["title"] == longest  # nothing half-written
 
 
