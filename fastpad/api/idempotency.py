@@ -15,6 +15,16 @@ request another token made:
 
 Concurrent requests with one key are serialised in this process, so the
 second waits for and replays the first instead of racing it.
+
+The key is claimed in the transaction of the write it guards (``store/claims.py``): while the
+call runs, every write transaction it commits also writes the key's claim row, so no write
+commits without its key. The response replaces the claim once the call returns — any response,
+once a write has committed under the key, since the request then took effect. A claim that was
+never filled (the process was killed between the commit and the response, or the call failed
+after its write) is answered by the route's ``recover``, which rebuilds the response from what
+the claim records was written; a route without one answers a ``200`` naming what was written
+(``recovered_response``). Either way the retry writes nothing, and the rebuilt answer is
+recorded, so every later replay is that same answer.
 """
 
 from __future__ import annotations
@@ -27,14 +37,20 @@ from typing import Any, Callable, Iterator
 
 from fastapi.concurrency import run_in_threadpool
 from starlette.requests import Request
-from starlette.responses import Response
+from starlette.responses import JSONResponse, Response
 
 from fastpad.errors import FieldError, IdempotencyConflict, ValidationFailed
+from fastpad.store.claims import CLAIMED, Claim, claiming, written_in
 from fastpad.store.records import IdempotencyRecord
 
 HEADER = "idempotency-key"
 REPLAYED_HEADER = "idempotent-replayed"
 _REPLAYED_HEADERS = ("content-type", "location")
+
+# What the claim records was written — one ``[kind, note_id, subject_id]`` per change-feed row,
+# oldest first — turned back into the response the first call would have given (None: it cannot
+# be, and the retry gets ``recovered_response``).
+Recover = Callable[[list[list[str | None]]], "Response | None"]
 
 
 def request_hash(method: str, path: str, content_type: str, body: Any) -> str:
@@ -107,28 +123,48 @@ class Idempotency:
         key: str | None,
         fingerprint: str,
         execute: Callable[[], Response],
+        recover: Recover | None = None,
     ) -> Response:
         """Run ``execute`` (sync, in a worker thread) at most once per key."""
         if key is None:
             return await run_in_threadpool(execute)
-        return await run_in_threadpool(self._run_sync, workspace_id, principal_key, key, fingerprint, execute)
+        claim = Claim(workspace_id, principal_key, key, fingerprint)
+        return await run_in_threadpool(self._run_sync, claim, execute, recover)
 
-    def _run_sync(
-        self, workspace_id: str, principal_key: str, key: str, fingerprint: str, execute: Callable[[], Response]
-    ) -> Response:
+    def _run_sync(self, claim: Claim, execute: Callable[[], Response], recover: Recover | None) -> Response:
+        workspace_id, principal_key, key = claim.workspace_id, claim.principal_key, claim.key
         with self._locks.hold((workspace_id, principal_key, key)):
             record = self.records.idempotency_lookup(workspace_id, principal_key, key)
             if record is not None:
-                if record.request_hash != fingerprint:
+                if record.request_hash != claim.request_hash:
                     raise IdempotencyConflict(
                         detail=f"Idempotency key {key!r} was first used with a different request.",
                         extra={"idempotency_key": key},
                     )
-                return _replay(record)
+                if record.status != CLAIMED:
+                    return _replay(record)
+                written = written_in(record.body)
+                response = (recover and recover(written)) or recovered_response(written)
+                self.records.idempotency_save(workspace_id, principal_key, key, _record(claim.request_hash, response))
+                response.headers[REPLAYED_HEADER] = "true"
+                return response
+            return self._execute(claim, execute)
+
+    def _execute(self, claim: Claim, execute: Callable[[], Response]) -> Response:
+        with claiming(claim):
             response = execute()
-            if 200 <= response.status_code < 300:
-                self.records.idempotency_save(workspace_id, principal_key, key, _record(fingerprint, response))
-            return response
+        # Outside the claim: this save replaces the claim row rather than claiming again.
+        if claim.committed or 200 <= response.status_code < 300:
+            self.records.idempotency_save(claim.workspace_id, claim.principal_key, claim.key,
+                                          _record(claim.request_hash, response))
+        return response
+
+
+def recovered_response(written: list[list[str | None]]) -> Response:
+    """The answer to a retry whose first call committed but never answered, for a route that
+    cannot rebuild its own: the request took effect, and this is what it wrote."""
+    rows = [{"kind": kind, "note_id": note_id, "subject_id": subject_id} for kind, note_id, subject_id in written]
+    return JSONResponse({"recovered": True, "written": rows})
 
 
 def _record(fingerprint: str, response: Response) -> IdempotencyRecord:

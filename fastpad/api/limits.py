@@ -28,6 +28,9 @@ class Limits:
     body_deadline_s: float = 60.0
     body_grace_s: float = 5.0
     body_min_rate_at_max: int = 64 * KIB
+    # A connection whose request line and headers are not all in within this is closed
+    # (``api/header_deadline.py``): slow headers would otherwise hold it open for ever.
+    header_timeout_s: float = 10.0
     # JSON shape (422); the depth is checked on the bytes, before any parser runs.
     max_json_depth: int = 64
     max_array_items: int = 10_000

@@ -7,6 +7,7 @@ from typing import Annotated, Any, Literal
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, WithJsonSchema
 from pydantic_core import PydanticCustomError
 
+from fastpad.notes.blocks import MAX_TITLE_CHARS
 from fastpad.notes.ids import ULID_PATTERN, is_ulid
 
 
@@ -94,7 +95,7 @@ class NoteCreate(_Strict):
     The same route takes ``Content-Type: text/markdown`` with the Markdown as the body.
     """
 
-    title: str = ""
+    title: str = Field(default="", max_length=MAX_TITLE_CHARS)
     markdown: str | None = None
     blocks: list[BlockIn] | None = None
     types: list[str] = Field(default_factory=list)

@@ -176,6 +176,14 @@ class ImportService:
         self._spool().create(import_id)
         return self.status(principal, import_id)
 
+    def upload(self, principal: Principal, data: bytes, *, source: Any = None, label: Any = "") -> ImportView:
+        """An archive sent whole, in one request (as large as the body limit lets it be, 8 MiB):
+        begun and appended in parts of ``MAX_PART_BYTES``, as a client uploading in parts would."""
+        view = self.begin_upload(principal, size=len(data), source=source, label=label)
+        for offset in range(0, len(data), MAX_PART_BYTES):
+            view = self.append(principal, view.id, offset=offset, data=data[offset:offset + MAX_PART_BYTES])
+        return view
+
     def append(self, principal: Principal, import_id: str, *, offset: int, data: bytes) -> ImportView:
         """Write one part of the archive at ``offset``. A part already received is acknowledged
         again; a gap is a Conflict naming ``received_bytes``. The last byte starts the import."""

@@ -30,7 +30,7 @@ from fastpad.knowledge.link_projection import project_links
 from fastpad.knowledge.property_index import index_note_properties
 from fastpad.knowledge.property_rules import changed_value_errors, validation_failed
 from fastpad.notes import Block, NoteDocument, NoteMeta, UpdateLimits, is_ulid, new_id, parse_markdown, serialize_markdown
-from fastpad.notes.blocks import heading_title
+from fastpad.notes.blocks import MAX_TITLE_CHARS, heading_title
 from fastpad.notes.frontier import decode_frontier
 from fastpad.notes.provenance import SURVIVING_STRETCH, Origin, Provenance, ReviewState, restamp, rewritten
 from fastpad.notes.schema import storable_text
@@ -324,6 +324,7 @@ class NoteService:
             types=types or meta.types,
             properties=dict(properties) if properties is not None else dict(meta.properties),
         )
+        _check_title(meta.title)  # refused when proposed, not only when a proposed note lands
         if checked and (errors := changed_value_errors(tx, principal, None, meta)):
             raise validation_failed(errors)
         given, reassigned = _reassign_block_ids_held_elsewhere(tx, note_id, _mint_block_ids(given))
@@ -623,6 +624,9 @@ class NoteService:
         (titles, aliases, edges from block text), the search step (the note's
         chunks) and the property step (its types and typed values) follow in
         the same transaction."""
+        # Every way a title arrives — a create, a rename, frontmatter, a Loro update that sets the
+        # note's meta — ends here, so the published limit holds for all of them.
+        _check_title(write.title)
         seq = tx.write_note(write, previous_blocks=previous_blocks)
         project_links(tx, write)
         index_note_chunks(tx, write)
@@ -654,6 +658,14 @@ class NoteService:
             blocks=blocks, archived=row.archived_at is not None, trashed=row.trashed_at is not None,
             created_at=row.created_at, updated_at=row.updated_at, archived_at=row.archived_at,
             trashed_at=row.trashed_at,
+        )
+
+
+def _check_title(title: str | None) -> None:
+    if title is not None and len(title) > MAX_TITLE_CHARS:
+        raise ValidationFailed(
+            detail=f"A note's title is at most {MAX_TITLE_CHARS} characters; this one has {len(title)}.",
+            field_errors=[FieldError("title", "max_length", f"at most {MAX_TITLE_CHARS} characters")],
         )
 
 

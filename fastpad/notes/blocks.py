@@ -65,6 +65,11 @@ class Block:
         return Block(block_id, self.type, self.text, self.attrs)
 
 
+# The longest title a note may have, on both backends: PostgreSQL indexes titles in a btree, whose
+# entries must stay under about 2,700 bytes — 500 characters of up to 4 UTF-8 bytes each do.
+MAX_TITLE_CHARS = 500
+
+
 @dataclass(frozen=True)
 class NoteMeta:
     """Note metadata carried by the frontmatter: title, types and properties."""
@@ -77,8 +82,12 @@ class NoteMeta:
 def heading_title(blocks: Iterable[Block]) -> str:
     """The title a note without one takes from its text: its first level-1 heading's, or ``""``.
     Markdown names a document by its ``# Heading``, and Obsidian, GitHub and most editors show
-    it as the title; a title is never taken from a lower heading, which names a section."""
-    return next((b.text.strip() for b in blocks if b.type == HEADING and b.attrs.get("level") == 1), "")
+    it as the title; a title is never taken from a lower heading, which names a section. A
+    heading longer than a title may be is cut to ``MAX_TITLE_CHARS`` (at a word, with "…")."""
+    title = next((b.text.strip() for b in blocks if b.type == HEADING and b.attrs.get("level") == 1), "")
+    if len(title) > MAX_TITLE_CHARS:
+        title = title[:MAX_TITLE_CHARS - 1].rsplit(" ", 1)[0].rstrip() + "…"
+    return title
 
 
 def table_cells(row_text: str) -> list[str]:

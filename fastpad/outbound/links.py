@@ -27,7 +27,10 @@ renders as a link or an image:
   image becomes ``alt (image: data:image/png, 1,234 characters omitted)``;
 - ``<https://example.com>`` → ``hxxps://example[.]com``;
 - bare URLs — anything ``scheme://…`` (``https``, ``postgres``, ``s3``,
-  ``obsidian``…) and ``www.`` hosts — are defanged in place, the scheme matched
+  ``obsidian``…), ``www.`` hosts, and a bare ``host.tld`` followed by a path, query,
+  fragment or port (``attacker.example/collect?d=…``: chat clients and
+  linkify-it turn it into a link, and its path can carry data out) — are
+  defanged in place (``attacker[.]example/collect?d=…``), the scheme matched
   case-insensitively; so are URLs in raw HTML attributes and in reference
   definitions (``[id]: https://…`` keeps its shape with a defanged
   destination, which no client can fetch);
@@ -36,9 +39,16 @@ renders as a link or an image:
 - protocol-relative ``//host/…`` is treated as absolute in link syntax and in
   ``src=``/``href=`` attributes.
 
+- a ``mailto:`` with a query (``mailto:?body=…``, ``mailto:a@b.example?subject=…``)
+  pre-fills a message a click sends, data included: its colon is bent
+  (``mailto[:]?body=…``) wherever it stands, and in link syntax it becomes text.
+
 Left alone: relative links (``/errors``, ``#section``, ``other.md``) and
-wiki links, which point inside the workspace; ``mailto:`` and ``tel:`` links
-(nothing is fetched); e-mail addresses; and every link whose host is allowed.
+wiki links, which point inside the workspace; a bare ``name.tld`` with nothing
+after it (``readme.md``, ``example.com``: it carries no data, and bending every
+file name would garble notes about code); ``mailto:`` links without a query and
+``tel:`` links (nothing is fetched or pre-filled); e-mail addresses; and every
+link whose host is allowed.
 
 Allowlist entries are ``example.com`` (that host exactly) or
 ``*.example.com`` (any subdomain, not the apex — list both to allow both).
@@ -96,6 +106,10 @@ _MAX_LINK_NESTING = 8
 _AUTOLINK = re.compile(r"<(?P<url>[A-Za-z][A-Za-z0-9+.-]{1,31}:[^\s<>]*)>")
 _DEFINITION_DEST = re.compile(r":[ \t]*<?(?P<url>//[^\s>]+)")   # after the "]" of "[id]" that starts a line
 _WWW = re.compile(r"www\.", re.I)
+# A bare host — labels and an alphabetic top-level label — with a path, query, fragment or port after
+# it, not inside a longer name, a path, an address or an already-bent host (the look-behind).
+_BARE_HOST = re.compile(r"(?<![\w@./:\[\]-])(?:[^\W_][\w-]{0,62}\.)+[^\W\d_]{2,63}(?=[/?#]|:\d)")
+_MAILTO = re.compile(r"mailto:", re.I)
 _URL_TAIL = re.compile(r"[^\s<>\"'`]+")
 _SCHEME_CHARS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789+.-")
 _WWW_BLOCKERS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_/.@:+-")
@@ -255,6 +269,9 @@ class _Rewriter:
             return None
         scheme = _SCHEME.match(bare)
         name = scheme.group(1).lower() if scheme else ""
+        if name == "mailto" and "?" in bare:
+            self.count += 1
+            return _bent_mailto(bare)
         if name in _LEFT_ALONE_SCHEMES or self.allowed(bare):
             return None
         self.count += 1
@@ -287,6 +304,10 @@ class _Rewriter:
                 _find_all(lowered, "www[.]", triggers)
             else:
                 triggers.extend(m.start() for m in _WWW.finditer(text))
+        hosts = {m.start(): m.end() for m in _BARE_HOST.finditer(text)} if "." in text else {}
+        triggers.extend(hosts)
+        if ":" in text:
+            triggers.extend(m.start() for m in _MAILTO.finditer(text))
         if not triggers:
             return text
         triggers.sort()
@@ -295,7 +316,7 @@ class _Rewriter:
         for i in triggers:
             if i < position:
                 continue
-            found = self._at(text, i, position, markdown, pairs, depth)
+            found = self._at(text, i, position, markdown, pairs, depth, hosts)
             if found is None:
                 continue
             start, end, replacement = found
@@ -306,8 +327,9 @@ class _Rewriter:
         return "".join(out)
 
     def _at(self, text: str, i: int, floor: int, markdown: bool, pairs: dict[int, int],
-            depth: int) -> tuple[int, int, str] | None:
-        """What starts at trigger ``i`` (never before ``floor``): ``(start, end, replacement)``."""
+            depth: int, hosts: dict[int, int]) -> tuple[int, int, str] | None:
+        """What starts at trigger ``i`` (never before ``floor``): ``(start, end, replacement)``;
+        ``hosts`` maps where a bare host starts to where it ends."""
         ch = text[i]
         if ch == "[":
             return self._bracket(text, i, pairs[i], floor, depth)
@@ -342,6 +364,17 @@ class _Rewriter:
                 m = _URL_TAIL.match(text, i)
                 return (i, m.end(), self.defang(m.group(0)))
             return None
+        if text[i:i + 7].lower() == "mailto:":
+            m = _URL_TAIL.match(text, i)
+            core, _tail = _trim_url(m.group(0))
+            if "?" not in core:
+                # No query: left alone, and consumed (a long run of "mailto:" is read once, not once
+                # per trigger) — unless it holds a URL, which its own trigger defangs.
+                return None if "//" in core else (i, i + len(core), core)
+            self.count += 1
+            return (i, i + len(core), _bent_mailto(core))
+        if i in hosts and text[i:i + 4].lower() != "www.":
+            return self._bare_host(text, i, hosts[i])
         # "www." or an already-neutral "www[.]" (found on the lower-cased text, same offsets)
         if i > 0 and text[i - 1] in _WWW_BLOCKERS:
             return None
@@ -355,6 +388,17 @@ class _Rewriter:
             return None
         core, _tail = _trim_url(text[start:m.end()])
         return (start, start + len(core), core if keep else self.defang(core))
+
+    def _bare_host(self, text: str, start: int, host_end: int) -> tuple[int, int, str] | None:
+        """``host.tld/path…`` without a scheme: the host's dots bracketed, the rest kept."""
+        m = _URL_TAIL.match(text, start)
+        core, _tail = _trim_url(m.group(0))
+        host = text[start:host_end]
+        if host_allowed(host, self.allow):
+            return (start, start + len(core), core)
+        self.count += 1
+        rest = core[len(host):].replace("://", "[:]//")   # a URL nested in the query is bent too
+        return (start, start + len(core), host.replace(".", "[.]") + rest)
 
     def _bracket(self, text: str, i: int, close: int, floor: int, depth: int) -> tuple[int, int, str] | None:
         line_start = text.rfind("\n", 0, i) + 1
@@ -378,6 +422,11 @@ class _Rewriter:
         if PLACEHOLDER.fullmatch(label):   # keep a redaction placeholder recognisable
             label = f"[{label}]"
         return (i, m.end(), f"{label} ({dest}{title})")
+
+
+def _bent_mailto(url: str) -> str:
+    """``mailto:?body=…`` → ``mailto[:]?body=…``: read as text, never as a message to send."""
+    return url[:6] + "[:]" + url[7:]
 
 
 def _escaped(text: str, i: int) -> bool:

@@ -16,7 +16,9 @@ token. Punctuation, Markdown markup and whitespace are not tokens, so re-wrappin
 re-punctuating or re-casing copied text does not hide it.
 
 Only the proposal's **new** tokens count: a whole inserted block, and for a
-replaced block the tokens its word diff adds to what the block said before. Text
+replaced block the tokens its word diff adds to what the block said before. The
+touched blocks are read in order as one stream, so a run carries across a block
+boundary: a copy cut into a seven- and a six-word block is a thirteen-word run. Text
 the target note already holds is not "from another note" even if a note the
 session read holds it too, so shingles present in the target note's own blocks
 are ignored.
@@ -137,35 +139,44 @@ def check_copy(
                 if len(positions) < _MAX_POSITIONS:
                     positions.append((source_index, position))
 
-    new_words = copied_words = 0
-    best_run, best_run_field, best_run_source = 0, None, None
-    hit_sources: dict[int, int] = {}  # source index -> copied words attributed
+    # The touched blocks, in order, read as one stream of tokens: a copy cut at a block boundary
+    # (seven words in one proposed block, the next six in the next) is still one run, since the
+    # shingles that straddle the boundary match the source as they would inside one block.
+    stream: list[str] = []
+    fresh: list[bool] = []
+    field_at: list[str] = []
     for change in changes:
         after_tokens = tokens(change.after)
-        fresh = _new_mask(tokens(change.before) if change.before is not None else None, after_tokens)
-        new_words += sum(fresh)
-        covered = [False] * len(after_tokens)
-        # runs[(source, position)] = consecutive matched shingles ending here
-        runs: dict[tuple[int, int], int] = {}
-        for start, shingle in enumerate(_shingles(after_tokens)):
-            if not any(fresh[start : start + SHINGLE]):
-                runs = {}
-                continue
-            hits = index.get(shingle, ())
-            next_runs: dict[tuple[int, int], int] = {}
-            for source_index, position in hits:
-                length = runs.get((source_index, position - 1), 0) + 1
-                next_runs[(source_index, position)] = length
-                words = length + SHINGLE - 1
-                if words > best_run:
-                    best_run, best_run_field, best_run_source = words, change.field, source_index
-            runs = next_runs
-            if hits:
-                for offset in range(start, start + SHINGLE):
-                    covered[offset] = True
-                first = hits[0][0]
-                hit_sources[first] = hit_sources.get(first, 0) + 1
-        copied_words += sum(1 for is_new, hit in zip(fresh, covered) if is_new and hit)
+        stream += after_tokens
+        fresh += _new_mask(tokens(change.before) if change.before is not None else None, after_tokens)
+        field_at += [change.field] * len(after_tokens)
+
+    best_run, best_run_field, best_run_source = 0, None, None
+    hit_sources: dict[int, int] = {}  # source index -> copied words attributed
+    covered = [False] * len(stream)
+    # runs[(source, position)] = consecutive matched shingles ending here
+    runs: dict[tuple[int, int], int] = {}
+    for start, shingle in enumerate(_shingles(stream)):
+        if not any(fresh[start : start + SHINGLE]):
+            runs = {}
+            continue
+        hits = index.get(shingle, ())
+        next_runs: dict[tuple[int, int], int] = {}
+        for source_index, position in hits:
+            length = runs.get((source_index, position - 1), 0) + 1
+            next_runs[(source_index, position)] = length
+            words = length + SHINGLE - 1
+            if words > best_run:
+                # the field named is the op the run begins in
+                best_run, best_run_field, best_run_source = words, field_at[start - length + 1], source_index
+        runs = next_runs
+        if hits:
+            for offset in range(start, start + SHINGLE):
+                covered[offset] = True
+            first = hits[0][0]
+            hit_sources[first] = hit_sources.get(first, 0) + 1
+    new_words = sum(fresh)
+    copied_words = sum(1 for is_new, hit in zip(fresh, covered) if is_new and hit)
 
     rule = None
     if best_run >= RUN_WORDS:

@@ -47,7 +47,7 @@ from datetime import datetime
 from typing import Any, Literal, Union
 
 from fastpad.errors import FieldError, ValidationFailed
-from fastpad.notes.blocks import BLOCK_TYPES, PARAGRAPH, normalize_attrs
+from fastpad.notes.blocks import BLOCK_TYPES, MAX_TITLE_CHARS, PARAGRAPH, normalize_attrs
 from fastpad.notes.ids import is_ulid
 from fastpad.notes.schema import storable_text
 
@@ -55,7 +55,6 @@ MAX_OPS = 100
 MAX_TEXT_CHARS = 20_000
 MAX_TOTAL_TEXT_CHARS = 100_000
 MAX_SOURCE_BLOCK_IDS = 100
-MAX_TITLE_CHARS = 500
 MAX_EVIDENCE_CHARS = 2_000
 MAX_LOCATION_CHARS = 1_000
 MAX_HANDLE_CHARS = 256

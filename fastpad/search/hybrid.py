@@ -140,7 +140,9 @@ def hybrid_search(
             ranked = strategy.search(request)
         except Exception as exc:  # a failing strategy degrades search; it does not break it
             log.exception("search strategy %s failed", name)
-            unavailable[name] = f"failed: {type(exc).__name__}: {exc}"[:300]
+            # The kind of failure only: the exception's text may be the database's own message
+            # (its SQL, its values), which is for the server's log, not for the caller.
+            unavailable[name] = f"failed: {type(exc).__name__} (details in the server log)"
             continue
         finally:
             timings[name] = round((time.perf_counter() - started) * 1000, 3)

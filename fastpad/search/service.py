@@ -24,6 +24,7 @@ from typing import Any
 from fastpad.errors import FieldError, ValidationFailed
 from fastpad.knowledge.hidden import Hidden, archived, below_floor, limited_to_note_set
 from fastpad.knowledge.trust import TrustFloor, admits, floor_for
+from fastpad.notes.schema import why_unstorable
 from fastpad.outbound.secrets import find_secrets, redact
 from fastpad.search.fusion import DENSE, GRAPH, LEXICAL, RECENCY, STRATEGIES, FusedHit
 from fastpad.search.hybrid import NO_PROVIDER, DenseStrategy, FusedResults, Strategy, hybrid_search
@@ -214,6 +215,11 @@ def checked_text(text: Any, *, field: str, max_chars: int, noun: str, missing: t
     if len(text) > max_chars:
         raise ValidationFailed(detail=f"{noun} is at most {max_chars} characters",
                                field_errors=[FieldError(field, "max_length", f"at most {max_chars} characters")])
+    if (why := why_unstorable(text)) is not None:
+        # A NUL reaches no stored text (none holds one), and PostgreSQL refuses it in a query
+        # outright: refused here, typed, rather than quietly running search without its lexical arm.
+        raise ValidationFailed(detail=f"{noun} cannot hold that character: {why}",
+                               field_errors=[FieldError(field, "unstorable", why)])
     return text.strip()
 
 

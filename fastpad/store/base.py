@@ -27,6 +27,7 @@ from pathlib import Path
 from typing import Any, ClassVar
 
 from fastpad.errors import NotFound, StaleFrontier
+from fastpad.store import claims
 from fastpad.store.feed import FeedLog
 from fastpad.store.feed_signal import feed_commits
 from fastpad.store.turns import TurnTables
@@ -786,9 +787,19 @@ class WorkspaceTx:
                       (self.workspace_id, self._d.ts(now - IDEMPOTENCY_TTL)))
         return int(cur.rowcount)
 
+    def idempotency_claim(self, principal_key: str, key: str, request_hash: str, written: bytes) -> None:
+        """Hold ``key`` in this transaction, the one of the write it guards (store/claims.py): a
+        claim row (status 0) that the response replaces when the call returns."""
+        self._idempotency_upsert(principal_key, key, IdempotencyRecord(request_hash, claims.CLAIMED, {}, written))
+
     def idempotency_put(self, principal_key: str, key: str, record: IdempotencyRecord, *, now: datetime | None = None) -> bool:
-        """Store the first response for a key. Returns False when a live record
-        already holds the key (the first one wins; it is never overwritten)."""
+        """Store the first response for a key, replacing the key's claim. Returns False when a
+        live response already holds the key (the first one wins; it is never overwritten)."""
+        return self._idempotency_upsert(principal_key, key, record, now=now)
+
+    def _idempotency_upsert(self, principal_key: str, key: str, record: IdempotencyRecord, *,
+                            now: datetime | None = None) -> bool:
+        # Replaces only a claim or an expired record: a live response is never overwritten.
         self._w()
         now = now or utcnow()
         d = self._d
@@ -797,9 +808,10 @@ class WorkspaceTx:
             " body, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)"
             " ON CONFLICT (workspace_id, principal_key, key) DO UPDATE SET request_hash = excluded.request_hash,"
             " status = excluded.status, headers = excluded.headers, body = excluded.body,"
-            " created_at = excluded.created_at WHERE idempotency_keys.created_at <= ?",
+            " created_at = excluded.created_at"
+            " WHERE idempotency_keys.status = ? OR idempotency_keys.created_at <= ?",
             (self.workspace_id, principal_key, key, record.request_hash, int(record.status),
-             d.js(dict(record.headers)), bytes(record.body), d.ts(now), d.ts(now - IDEMPOTENCY_TTL)),
+             d.js(dict(record.headers)), bytes(record.body), d.ts(now), claims.CLAIMED, d.ts(now - IDEMPOTENCY_TTL)),
         )
         return cur.rowcount > 0
 
@@ -833,6 +845,10 @@ class Store(ABC):
         with self._transaction(write=True, settings={"app.workspace_id": _check_id(workspace_id)}) as conn:
             tx = self.tx_class(conn, self.dialect, workspace_id, writable=True, store=self)
             yield tx
+            # Inside the transaction: a request run under an idempotency key commits its claim
+            # together with its write (store/claims.py).
+            claim_committed = claims.record_in(tx)
+        claim_committed()
         if tx.feed.appended:  # committed: wake this process's feed readers
             feed_commits.publish(workspace_id)
 

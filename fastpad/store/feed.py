@@ -49,6 +49,8 @@ class FeedLog:
     def __init__(self, tx: "WorkspaceTx") -> None:
         self._tx = tx
         self.appended = False  # whether this transaction added a row (Store.write signals after COMMIT)
+        # (kind, note_id, subject_id) of each row added: what an idempotency claim records (store/claims.py)
+        self.written: list[tuple[str, str | None, str | None]] = []
 
     def append(
         self,
@@ -81,6 +83,7 @@ class FeedLog:
             ),
         )
         self.appended = True
+        self.written.append((kind, note_id, subject_id))
         return seq
 
     def head(self) -> int:

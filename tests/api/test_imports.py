@@ -72,6 +72,24 @@ def test_a_zip_in_one_request_imports_and_its_ledger_pages(server: Server, impor
     assert again["summary"]["notes"]["unchanged"] == 5 and again["summary"]["notes"]["imported"] == 0
 
 
+def test_a_zip_body_up_to_the_8_mib_body_limit_imports_in_one_request(server: Server, importer: httpx.Client):
+    # Larger than a part (4 MiB), within the body limit of authenticated routes: one request does it.
+    word = secrets.token_hex(3)
+    out = io.BytesIO()
+    with zipfile.ZipFile(out, "w") as archive:  # stored: the attachment's bytes count whole
+        archive.writestr(f"vault/Big {word}.md", f"# Big {word}\n\nSee the picture.\n")
+        archive.writestr("vault/assets/picture.bin", secrets.token_bytes(7 << 20))
+    data = out.getvalue()
+    assert 4 << 20 < len(data) < 8 << 20
+    created = importer.post("/v1/imports", params={"name": "big.zip"}, content=data, headers=ZIP)
+    assert created.status_code == 202, created.text
+    view = finished(importer, created.json()["id"], timeout=120)
+    assert view["status"] == "completed", view
+    assert view["archive_bytes"] == len(data)
+    statuses = {r["item"]: r["status"] for r in whole_ledger(importer, view["id"])}
+    assert statuses[f"Big {word}.md"] == "imported", statuses
+
+
 def test_a_large_archive_streams_in_parts_and_resumes(server: Server, importer: httpx.Client):
     data = zipped(NOTION, top=NOTION_ROOT)
     announced = importer.post("/v1/imports", json={"size": len(data), "name": "notion.zip", "idempotencyKey": "imp-2"})

@@ -304,3 +304,36 @@ def test_a_pushed_frontmatter_value_is_held_to_its_propertys_kind_and_a_refusal_
     assert fp.json("push", str(mirror), env=person)["pushed"]
     with cli_server.client(person["FASTPAD_TOKEN"]) as client:
         assert client.get(f"/v1/notes/{note['id']}").json()["properties"] == {f"{name}.status": "done"}
+
+
+# Every character Python's str.splitlines() ends a line at, besides "\n" and "\r" (which Markdown
+# itself reads as line breaks): one note holding any of them once made `fp pull` fail for everyone.
+LINE_SEPARATORS = {"U+2028": "\u2028", "U+2029": "\u2029", "U+0085": "\x85", "VT": "\v", "FF": "\f",
+                   "U+001C": "\x1c", "U+001D": "\x1d", "U+001E": "\x1e"}
+
+
+def test_pull_and_push_keep_every_unicode_line_separator_a_note_holds(fp, cli_server, person, tmp_path):
+    token = person["FASTPAD_TOKEN"]
+    held = {}
+    for name, separator in LINE_SEPARATORS.items():
+        with cli_server.client(token) as client:
+            created = client.post("/v1/notes", json={"title": f"Separator {name}", "blocks": [
+                {"text": f"before{separator}after {name}"}, {"text": "An ordinary paragraph."}]})
+        assert created.status_code == 201, created.text
+        held[name] = created.json()
+    mirror = tmp_path / "notes"
+    pulled = fp.json("pull", str(mirror), env=person)
+    for name, note in held.items():
+        path = _file_of(mirror, note["id"])
+        assert path.name in pulled["fetched"]
+        assert f"before{LINE_SEPARATORS[name]}after {name}" in path.read_text(encoding="utf-8")
+        # Edit another paragraph of the file and push: the separator's block is sent back unchanged.
+        path.write_text(path.read_text(encoding="utf-8").replace("An ordinary paragraph.", f"Edited {name}."),
+                        encoding="utf-8")
+    pushed = fp.json("push", str(mirror), env=person)
+    assert sorted(p["note_id"] for p in pushed["pushed"]) == sorted(n["id"] for n in held.values())
+    with cli_server.client(token) as client:
+        for name, note in held.items():
+            blocks = client.get(f"/v1/notes/{note['id']}").json()["blocks"]
+            assert [b["text"] for b in blocks] == [f"before{LINE_SEPARATORS[name]}after {name}", f"Edited {name}."], name
+    assert fp.json("pull", str(mirror), env=person)["fetched"] == []  # push rewrote the files as the server holds them

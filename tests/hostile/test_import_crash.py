@@ -9,24 +9,13 @@ Each backend gets a server of its own here: this test kills it.
 from __future__ import annotations
 
 import time
-from collections.abc import Iterator
 
 import httpx
-import pytest
 
-from tests.api.conftest import Server, serve, start_server, stop
+from tests.api.conftest import Server, serve
 from tests.api.test_imports import ZIP, finished, whole_ledger, zipped
 
 NOTES = 1200  # enough that the import is still running when the server is killed
-
-
-@pytest.fixture(params=["sqlite", "postgres"])
-def doomed(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
-    tmp = tmp_path_factory.mktemp(f"crash-{request.param}")
-    database_url = request.getfixturevalue("pg_cluster").blank_database() if request.param == "postgres" else None
-    server = start_server(tmp, request.param, database_url)
-    yield server
-    stop(server.process)
 
 
 def _running(client: httpx.Client, import_id: str, timeout: float = 60.0) -> dict:

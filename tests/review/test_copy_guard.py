@@ -87,6 +87,38 @@ def test_eleven_words_pass_and_twelve_do_not():
     assert check_copy(inserted("He wrote: " + " ".join(words[:RUN_WORDS]) + "."), READ, note_id=NOTE_B).denied
 
 
+@pytest.mark.parametrize("first, second", [(7, 7), (7, 6), (6, 6)])
+def test_a_run_split_across_consecutive_blocks_is_one_run(first, second):
+    words = A1.split()
+    assert check_copy(inserted(" ".join(words[:first + second])), READ, note_id=NOTE_B).denied  # one block
+    split = inserted(" ".join(words[:first]), " ".join(words[first:first + second]))
+    verdict = check_copy(split, READ, note_id=NOTE_B)
+    assert verdict.denied and verdict.rule == "run" and verdict.longest_run_words == first + second
+    assert verdict.field == "ops[0].text"  # the op the run begins in
+
+
+def test_a_split_run_with_the_agents_own_words_between_passes():
+    words = A1.split()
+    split = inserted(" ".join(words[:7]), "My own words in between.", " ".join(words[7:14]))
+    assert check_copy(split, READ, note_id=NOTE_B).longest_run_words == 7
+
+
+def test_a_copy_split_over_consecutive_proposed_blocks_is_refused_end_to_end():
+    doc_b = note("Team notes.", "Next steps.")
+    h = handles(doc_b, NOTE_B)
+    words = A1.split()
+    result = apply_prose(doc_b, resolved(doc_b, NOTE_B, [
+        {"op": "insert_after", "handle": h[1], "text": " ".join(words[:7])},
+        {"op": "insert_after", "handle": h[1], "text": " ".join(words[7:13])},
+    ]))
+    texts = [diff.after.text for diff in result.diffs if diff.after is not None and diff.before is None]
+    assert len(texts) == 2 and " ".join(texts) in " ".join(words)  # the proposal's order is the note's
+    with pytest.raises(CrossNoteCopyDenied) as denied:
+        guard_copy(new_texts_from_diffs(result.diffs), READ, note_id=NOTE_B,
+                   own_texts=[block.text for block in result.before])
+    assert denied.value.extra["longest_run_words"] == 13
+
+
 def test_reading_the_target_note_itself_is_not_cross_note():
     assert not check_copy(inserted(A1), [ReadText(NOTE_B, BLOCK_A1, A1)], note_id=NOTE_B).denied
 

@@ -4,9 +4,11 @@ from __future__ import annotations
 
 import pytest
 
-from fastpad.errors import StaleFrontier
+from fastpad.errors import StaleFrontier, ValidationFailed
 from fastpad.notes import Block
+from fastpad.notes.blocks import MAX_TITLE_CHARS
 from fastpad.store import Actor, IdempotencyRecord, NoteWrite
+from fastpad.store.claims import CLAIMED, Claim, claiming, written_in
 from tests.helpers_store import edit_ops, feed_rows, lexical, make_services
 
 
@@ -128,3 +130,32 @@ def test_idempotency_records_first_one_wins_and_expire(store, svc) -> None:
     assert store.idempotency_lookup(ws.id, "token:y", "k1") is None
     other = svc.workspace()
     assert store.idempotency_lookup(other.id, "token:x", "k1") is None
+
+
+def test_an_idempotency_claim_commits_and_rolls_back_with_the_write_it_guards(svc) -> None:
+    ws = svc.workspace()
+    store, principal_key = svc.store, "person:owner"
+
+    def lookup(key: str) -> IdempotencyRecord | None:
+        return store.idempotency_lookup(ws.id, principal_key, key)
+
+    # A write that fails takes its claim with it: the retry runs the request again.
+    kept = svc.notes.create(ws.owner, title="Kept")
+    refused = Claim(ws.id, principal_key, "refused", "hash-1")
+    with pytest.raises(ValidationFailed), claiming(refused):  # refused inside the write's transaction
+        svc.notes.rename(ws.owner, kept.id, "t" * (MAX_TITLE_CHARS + 1))
+    assert lookup("refused") is None and not refused.committed
+
+    # A write that commits holds its key in that same commit, naming what it wrote.
+    created = Claim(ws.id, principal_key, "created", "hash-2")
+    with claiming(created):
+        note = svc.notes.create(ws.owner, title="Claimed")
+    record = lookup("created")
+    assert created.committed and record is not None and record.status == CLAIMED
+    assert record.request_hash == "hash-2" and written_in(record.body) == [["create", note.id, None]]
+
+    # The response replaces the claim; a claim never replaces a response.
+    store.idempotency_save(ws.id, principal_key, "created", IdempotencyRecord("hash-2", 201, {}, b"{}"))
+    with claiming(Claim(ws.id, principal_key, "created", "hash-2")):
+        svc.notes.create(ws.owner, title="Another")
+    assert (lookup("created").status, lookup("created").body) == (201, b"{}")

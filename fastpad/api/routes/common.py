@@ -11,7 +11,7 @@ from pydantic import BaseModel
 from starlette.responses import JSONResponse, Response
 
 from fastpad.api.auth import Caller, authenticate
-from fastpad.api.idempotency import key_from, request_hash
+from fastpad.api.idempotency import Recover, key_from, request_hash
 from fastpad.api.schemas import Ulid
 from fastpad.errors import FieldError, NotFound, ValidationFailed
 from fastpad.knowledge.trust import FLOORS
@@ -53,9 +53,12 @@ def json_response(payload: Any, status: int = 200, headers: dict[str, str] | Non
 
 
 async def mutate(
-    request: Request, caller: Caller, *, key: str | None, fingerprint_body: Any, execute: Callable[[], Response]
+    request: Request, caller: Caller, *, key: str | None, fingerprint_body: Any, execute: Callable[[], Response],
+    recover: Recover | None = None,
 ) -> Response:
-    """Run a mutation under its idempotency key: a replay returns the first response."""
+    """Run a mutation under its idempotency key: a replay returns the first response. ``recover``
+    rebuilds that response from what the call wrote, for a retry after the server stopped between
+    the commit and the answer (``api/idempotency.py``)."""
     if caller.elsewhere:
         raise nowhere()
     return await request.app.state.idempotency.run(
@@ -64,6 +67,7 @@ async def mutate(
         key=key,
         fingerprint=request_hash(request.method, request.url.path, media_type(request) or JSON, fingerprint_body),
         execute=execute,
+        recover=recover,
     )
 
 

@@ -156,8 +156,7 @@ async def create_import(request: Request, caller: Authenticated,
         key = key_from(request, None)
 
         def upload() -> Response:
-            view = service.begin_upload(caller.principal, size=len(data), source=source, label=name)
-            view = service.append(caller.principal, view.id, offset=0, data=data) if data else view
+            view = service.upload(caller.principal, data, source=source, label=name)
             return json_response(_out(view), 202, _location(view))
 
         fingerprint = {"sha256": hashlib.sha256(data).hexdigest(), "source": source, "name": name}

@@ -15,6 +15,7 @@ from fastpad.api.openapi import problems
 from fastpad.api.routes.common import FLOOR_SCHEMA, Authenticated, NoteId, json_response, mutate, nowhere
 from fastpad.api.schemas import IdempotencyKey, NoteOut, Ulid
 from fastpad.knowledge.edges import EDGE_TYPE
+from fastpad.notes.blocks import MAX_TITLE_CHARS
 from fastpad.notes.ids import ULID_PATTERN
 from fastpad.knowledge.graph import DEFAULT_LIMIT, MAX_LIMIT, GraphService
 
@@ -51,7 +52,7 @@ class LinkCreate(_In):
 
 
 class RenameIn(_In):
-    title: str = Field(min_length=1, max_length=1000)
+    title: str = Field(min_length=1, max_length=MAX_TITLE_CHARS)
     idempotencyKey: IdempotencyKey | None = None
 
 

@@ -108,10 +108,25 @@ async def create_note(request: Request, caller: Authenticated) -> Response:
         outcome = notes.create(caller.principal, **kwargs)
         if isinstance(outcome, Turn):  # an agent's note waits for a person's review
             return json_response(outcome.as_dict(), 202, {"location": f"/v1/turns/{outcome.id}"})
-        payload = outcome.as_dict()
-        return json_response(payload, 201, {"location": f"/v1/notes/{payload['id']}"})
+        return _created(outcome)
 
-    return await mutate(request, caller, key=key, fingerprint_body=fingerprint, execute=execute)
+    def recover(written: list[list[str | None]]) -> Response | None:
+        # The note it created (for an auto-apply agent too), else the turn proposing it.
+        created = [note_id for kind, note_id, _ in written if kind == "create" and note_id]
+        if created:
+            return _created(notes.get(caller.principal, created[0]))
+        turns = [subject for kind, _, subject in written if kind == "proposal" and subject]
+        if turns:
+            turn = request.app.state.deployment.review.get(caller.principal, turns[0])
+            return json_response(turn.as_dict(), 202, {"location": f"/v1/turns/{turn.id}"})
+        return None
+
+    return await mutate(request, caller, key=key, fingerprint_body=fingerprint, execute=execute, recover=recover)
+
+
+def _created(note: Any) -> Response:
+    payload = note.as_dict()
+    return json_response(payload, 201, {"location": f"/v1/notes/{payload['id']}"})
 
 
 @router.post(
@@ -310,5 +325,9 @@ async def apply_ops(
         )
         return json_response({"note_id": result.note_id, "frontier": result.frontier})
 
+    def recover(written: list[list[str | None]]) -> Response:
+        # The ops landed; the note's frontier now includes them (and anything written since).
+        return json_response({"note_id": note_id, "frontier": notes.get(caller.principal, note_id).frontier})
+
     fingerprint = body.model_dump(exclude={"idempotencyKey"})
-    return await mutate(request, caller, key=key, fingerprint_body=fingerprint, execute=execute)
+    return await mutate(request, caller, key=key, fingerprint_body=fingerprint, execute=execute, recover=recover)

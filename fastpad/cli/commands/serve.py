@@ -52,6 +52,7 @@ def run_server(
     import uvicorn
 
     from fastpad.api import Limits, create_app
+    from fastpad.api.header_deadline import header_deadline_protocol
     from fastpad.deployment import open_deployment
 
     try:
@@ -62,6 +63,6 @@ def run_server(
     try:
         app = create_app(deployment, base_url=base_url or base_url_for(host, port), limits=limits)
         uvicorn.run(app, host=host, port=port, log_level=log_level, access_log=log_level == "debug",
-                    proxy_headers=False, server_header=False)
+                    proxy_headers=False, server_header=False, http=header_deadline_protocol(limits.header_timeout_s))
     finally:
         deployment.close()

@@ -37,7 +37,9 @@ class PullPlan:
 def export_notes(api: Any) -> dict[str, dict[str, Any]]:
     """Every note the credential can see (not trashed), by id: its title, frontier and Markdown."""
     response = api.request("GET", "/v1/export", headers={"accept": "application/x-ndjson"})
-    notes = (json.loads(line) for line in response.text.splitlines() if line.strip())
+    # NDJSON lines end at "\n" only: str.splitlines() also splits at U+2028, U+0085, \v, \f and more,
+    # which a note may hold inside a JSON string, and a line cut there is not JSON.
+    notes = (json.loads(line) for line in response.text.split("\n") if line.strip())
     return {note["id"]: note for note in notes}
 
 
