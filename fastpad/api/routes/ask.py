@@ -49,6 +49,8 @@ class RetrievedOut(BaseModel):
 class UsageOut(BaseModel):
     total_tokens: int = Field(description="what the answer cost, charged to the token's --ask-cap")
     reported_by_provider: bool = Field(description="false: the provider reported no usage, so it was counted here")
+    reserved_tokens: int = Field(description="the most the question could cost (prompt + the longest answer "
+                                             "allowed), held against the cap until the answer's cost replaced it")
 
 
 class AnswerOut(BaseModel):
@@ -66,7 +68,8 @@ class AnswerOut(BaseModel):
     "/ask",
     response_model=AnswerOut,
     summary="Ask a question; the answer cites the retrieved blocks it rests on, each a reference you can fetch",
-    responses=problems(_403="ask-cap-reached: this token's spending cap is used up (or insufficient-scope)",
+    responses=problems(_403="ask-cap-reached: this token's spending cap cannot hold what the question may cost "
+                            "(or insufficient-scope)",
                        _422="validation-failed: the question is missing or too long",
                        _429="rate-limited: 20 questions a minute per person",
                        _502="provider-unavailable (retryable): the model provider is down, timed out, failed or "
