@@ -34,7 +34,7 @@ from fastpad.store.records import IdempotencyRecord
 
 HEADER = "idempotency-key"
 REPLAYED_HEADER = "idempotent-replayed"
-_REPLAYED_HEADERS = ("content-type", "location")
+_REPLAYED_HEADERS = ("content-type", "location", "cache-control")  # no-store stays no-store
 
 
 def request_hash(method: str, path: str, content_type: str, body: Any) -> str:

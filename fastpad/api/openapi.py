@@ -61,6 +61,30 @@ _MCP_JSONRPC_ERRORS = {
 }
 
 
+# Every mutation takes an idempotency key (spec › API › Request shape): ``idempotencyKey`` in a JSON
+# body, or the ``Idempotency-Key`` header (on any body, or none). The document names the header on
+# every POST, PUT, PATCH and DELETE except these, each saying why it has none; so a new route is
+# published as keyed, and tests/api/test_idempotency_routes.py holds it to that.
+UNKEYED: dict[tuple[str, str], str] = {
+    ("post", "/v1/search"): "a read: the query is a body, nothing is written",
+    ("post", "/v1/query"): "a read: the query is a body, nothing is written",
+    ("post", "/v1/notes/{note_id}/placeholders/reveal"): "a read of a secret, which no record may keep",
+    ("post", "/v1/session"): "signing in: no credential yet to keep a key under",
+    ("delete", "/v1/session"): "signing out ends the credential a key is kept under",
+    ("post", "/v1/device/code"): "RFC 8628, before any credential: limited per address instead",
+    ("post", "/v1/device/token"): "RFC 8628, before any credential: a poll, limited per address",
+    ("post", "/mcp"): "JSON-RPC: a tool that writes takes idempotency_key among its arguments",
+}
+IDEMPOTENCY_HEADER = {
+    "name": "Idempotency-Key", "in": "header", "required": False,
+    "description": "Replays the first response for the same request; 409 idempotency-conflict for a "
+                   "different one. The same key as a JSON body's idempotencyKey (both may be sent; they "
+                   "must agree).",
+    "schema": {"type": "string", "minLength": 1, "maxLength": 255, "pattern": r"^[\x21-\x7e]+$"},
+}
+MUTATIONS = ("post", "put", "patch", "delete")
+
+
 def problems(**described: str) -> dict[int | str, dict[str, Any]]:
     """Route-specific problem responses for ``responses=``: ``problems(_409="stale-frontier …")``."""
     return {int(code.lstrip("_")): {"description": text} for code, text in described.items()}
@@ -123,6 +147,8 @@ def build(app: FastAPI, *, public_paths: frozenset[str]) -> dict[str, Any]:
                 for status, text in _COMMON_PROBLEMS.items():
                     responses.setdefault(status, {"description": text})
             responses.setdefault("default", {"description": "Any other failure"})
+            if method in MUTATIONS:
+                _publish_idempotency(operation, UNKEYED.get((method, path)))
             for status, response in responses.items():
                 if status == "default" or status.startswith(("4", "5")):
                     response["content"] = {"application/problem+json": {"schema": PROBLEM_REF}}
@@ -138,3 +164,13 @@ def build(app: FastAPI, *, public_paths: frozenset[str]) -> dict[str, Any]:
     for status, text in _MCP_JSONRPC_ERRORS.items():
         mcp_responses[status] = {"description": text, "content": {"application/json": {"schema": _JSONRPC_ERROR}}}
     return doc
+
+
+def _publish_idempotency(operation: dict[str, Any], unkeyed_because: str | None) -> None:
+    """The ``Idempotency-Key`` header on a keyed mutation; ``x-idempotency`` saying why on another."""
+    if unkeyed_because is not None:
+        operation["x-idempotency"] = f"none: {unkeyed_because}"
+        return
+    parameters = operation.setdefault("parameters", [])
+    if not any(p.get("in") == "header" and p.get("name", "").lower() == "idempotency-key" for p in parameters):
+        parameters.append(copy.deepcopy(IDEMPOTENCY_HEADER))
