@@ -62,9 +62,11 @@ _MCP_JSONRPC_ERRORS = {
 
 
 # Every mutation takes an idempotency key (spec › API › Request shape): ``idempotencyKey`` in a JSON
-# body, or the ``Idempotency-Key`` header (on any body, or none). The document names the header on
-# every POST, PUT, PATCH and DELETE except these, each saying why it has none; so a new route is
-# published as keyed, and tests/api/test_idempotency_routes.py holds it to that.
+# body, or the ``Idempotency-Key`` header (the server reads either on any mutation). The document
+# publishes one spelling per operation — the body's where its JSON body has the member, the header
+# where it has no JSON body or takes another media type too — on every POST, PUT, PATCH and DELETE
+# except these, each saying why it has none; so a new route is published as keyed, and
+# tests/api/test_idempotency_routes.py holds it to that.
 UNKEYED: dict[tuple[str, str], str] = {
     ("post", "/v1/search"): "a read: the query is a body, nothing is written",
     ("post", "/v1/query"): "a read: the query is a body, nothing is written",
@@ -148,7 +150,7 @@ def build(app: FastAPI, *, public_paths: frozenset[str]) -> dict[str, Any]:
                     responses.setdefault(status, {"description": text})
             responses.setdefault("default", {"description": "Any other failure"})
             if method in MUTATIONS:
-                _publish_idempotency(operation, UNKEYED.get((method, path)))
+                _publish_idempotency(operation, UNKEYED.get((method, path)), schemas)
             for status, response in responses.items():
                 if status == "default" or status.startswith(("4", "5")):
                     response["content"] = {"application/problem+json": {"schema": PROBLEM_REF}}
@@ -166,11 +168,29 @@ def build(app: FastAPI, *, public_paths: frozenset[str]) -> dict[str, Any]:
     return doc
 
 
-def _publish_idempotency(operation: dict[str, Any], unkeyed_because: str | None) -> None:
-    """The ``Idempotency-Key`` header on a keyed mutation; ``x-idempotency`` saying why on another."""
+def _publish_idempotency(operation: dict[str, Any], unkeyed_because: str | None,
+                         schemas: dict[str, Any]) -> None:
+    """The ``Idempotency-Key`` header on a keyed mutation whose body does not carry the key;
+    ``x-idempotency`` saying why on one that takes none."""
     if unkeyed_because is not None:
         operation["x-idempotency"] = f"none: {unkeyed_because}"
+        return
+    content = operation.get("requestBody", {}).get("content", {})
+    if set(content) == {"application/json"} and body_takes_key(content["application/json"].get("schema"), schemas):
         return
     parameters = operation.setdefault("parameters", [])
     if not any(p.get("in") == "header" and p.get("name", "").lower() == "idempotency-key" for p in parameters):
         parameters.append(copy.deepcopy(IDEMPOTENCY_HEADER))
+
+
+def body_takes_key(schema: Any, schemas: dict[str, Any]) -> bool:
+    """Whether a JSON body schema (``$ref``s and ``anyOf`` followed) declares ``idempotencyKey``."""
+    pending = [schema] if isinstance(schema, dict) else []
+    while pending:
+        node = pending.pop()
+        if "$ref" in node:
+            node = schemas.get(node["$ref"].rsplit("/", 1)[-1], {})
+        if "idempotencyKey" in node.get("properties", {}):
+            return True
+        pending += [member for member in node.get("anyOf", []) if isinstance(member, dict)]
+    return False

@@ -2,8 +2,8 @@
 different request under it — generated from the document, so a new route is covered by construction.
 
 The test walks the document of a real ``fp serve`` (both backends) for every POST, PUT, PATCH and
-DELETE. Each one either publishes the ``Idempotency-Key`` header, or says in ``x-idempotency`` why it
-takes no key (``fastpad/api/openapi.py`` ``UNKEYED``: reads sent as POST, sign-in and sign-out,
+DELETE. Each one either publishes its key — ``idempotencyKey`` in its JSON body, or the
+``Idempotency-Key`` header — or says in ``x-idempotency`` why it takes none (``fastpad/api/openapi.py`` ``UNKEYED``: reads sent as POST, sign-in and sign-out,
 device login, ``/mcp``). For each keyed one, ``EXAMPLES`` builds a valid request against fresh
 objects; a keyed operation missing from it fails the test, naming it. Each is sent
 
@@ -32,6 +32,7 @@ import httpx
 import pytest
 from loro import LoroDoc
 
+from fastpad.api.openapi import body_takes_key
 from fastpad.notes import NoteDocument
 from fastpad.notes.ids import new_id
 from tests.api.conftest import OWNER_EMAIL, Server, start_server, stop
@@ -298,16 +299,13 @@ EXAMPLES: dict[tuple[str, str], Callable[[World], Example]] = {
 
 def _takes_body_key(doc: dict, operation: dict) -> bool:
     """Whether the operation's JSON body declares ``idempotencyKey``."""
-    schema = operation.get("requestBody", {}).get("content", {}).get("application/json", {}).get("schema", {})
-    pending = [schema]
-    while pending:
-        node = pending.pop()
-        if "$ref" in node:
-            node = doc["components"]["schemas"][node["$ref"].rsplit("/", 1)[-1]]
-        if "idempotencyKey" in node.get("properties", {}):
-            return True
-        pending += node.get("anyOf", [])
-    return False
+    json_body = operation.get("requestBody", {}).get("content", {}).get("application/json", {})
+    return body_takes_key(json_body.get("schema"), doc["components"]["schemas"])
+
+
+def _takes_header_key(operation: dict) -> bool:
+    return any(param.get("in") == "header" and param["name"].lower() == "idempotency-key"
+               for param in operation.get("parameters", []))
 
 
 def _another_object(call: Call, template: str) -> Call:
@@ -362,12 +360,13 @@ def test_every_state_changing_route_replays_under_its_key_and_409s_another_reque
         doc = anonymous.get("/openapi.json").json()
     operations = [(method, path, op) for path, item in doc["paths"].items()
                   for method, op in item.items() if method in MUTATIONS]
-    keyed = [(m, p, op) for m, p, op in operations
-             if any(param.get("in") == "header" and param["name"].lower() == "idempotency-key"
-                    for param in op.get("parameters", []))]
+    keyed = [(m, p, op) for m, p, op in operations if _takes_header_key(op) or _takes_body_key(doc, op)]
     unkeyed = [(m, p, op) for m, p, op in operations if (m, p, op) not in keyed]
     assert all(str(op.get("x-idempotency", "")).startswith("none: ") for _, _, op in unkeyed), \
-        "an operation without the header says why in x-idempotency"
+        "an operation publishing no key says why in x-idempotency"
+    both = [f"{m.upper()} {p}" for m, p, op in keyed if _takes_header_key(op) and _takes_body_key(doc, op)
+            and set(op["requestBody"]["content"]) == {"application/json"}]
+    assert not both, f"one published spelling per operation: {both}"
     assert len(keyed) >= 40, f"the document lists the keyed mutations: {len(keyed)}"
     missing = sorted(f"{m.upper()} {p}" for m, p, _ in keyed if (m, p) not in EXAMPLES)
     assert not missing, f"keyed operations with no example request in EXAMPLES (add one): {missing}"
