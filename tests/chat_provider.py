@@ -24,6 +24,7 @@ ANCHOR = re.compile(r"\{#([0-9A-HJKMNP-TV-Z]{26})\}")
 ASK_KEY_ENV = "FASTPAD_TEST_ASK_KEY"
 ASK_KEY = "provider-key-" + secrets.token_hex(8)
 PROVIDER_TIMEOUT_S = 2
+MAX_COMPLETION_TOKENS = 64  # small, so a spending cap in a test holds a few questions' reservations
 
 
 def ask_config(provider: "ChatProvider") -> dict[str, Any]:
@@ -31,7 +32,7 @@ def ask_config(provider: "ChatProvider") -> dict[str, Any]:
     ``ASK_KEY_ENV`` in the server's environment. Lexical search alone (no embedding model to load):
     tests open the deployment in-process too."""
     return {"ask": {"base_url": provider.base_url, "model": "fake-model", "api_key_env": ASK_KEY_ENV,
-                    "timeout_s": PROVIDER_TIMEOUT_S},
+                    "timeout_s": PROVIDER_TIMEOUT_S, "max_completion_tokens": MAX_COMPLETION_TOKENS},
             "embeddings": {"provider": "none"}}
 
 

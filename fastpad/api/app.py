@@ -16,7 +16,7 @@ from fastpad.api.auth import carries_credential
 from fastpad.api.body_limits import BodyLimitMiddleware
 from fastpad.api.idempotency import Idempotency
 from fastpad.api.limits import Limits
-from fastpad.api.ratelimit import RateLimiter
+from fastpad.api.ratelimit import InMemoryRateLimiter
 from fastpad.api.timing import ServerTimingMiddleware
 from fastpad.api.routes import links, meta, notes, session
 from fastpad.api.routes import block_history, calendar, changes, memory
@@ -80,7 +80,7 @@ def create_app(deployment: Any, *, base_url: str, limits: Limits | None = None) 
     app.state.deployment = deployment
     app.state.base_url = base_url
     app.state.limits = limits
-    app.state.rate_limiter = RateLimiter(window_s=limits.rate_window_s)
+    app.state.rate_limiter = InMemoryRateLimiter(window_s=limits.rate_window_s)
     app.state.idempotency = Idempotency(getattr(deployment, "idempotency", deployment.store))
     app.state.scopes = _scopes()
     app.state.openapi_bytes = None

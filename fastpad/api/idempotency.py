@@ -45,7 +45,7 @@ from fastpad.store.records import IdempotencyRecord
 
 HEADER = "idempotency-key"
 REPLAYED_HEADER = "idempotent-replayed"
-_REPLAYED_HEADERS = ("content-type", "location")
+_REPLAYED_HEADERS = ("content-type", "location", "cache-control")  # no-store stays no-store
 
 # What the claim records was written — one ``[kind, note_id, subject_id]`` per change-feed row,
 # oldest first — turned back into the response the first call would have given (None: it cannot

@@ -61,6 +61,32 @@ _MCP_JSONRPC_ERRORS = {
 }
 
 
+# Every mutation takes an idempotency key (spec › API › Request shape): ``idempotencyKey`` in a JSON
+# body, or the ``Idempotency-Key`` header (the server reads either on any mutation). The document
+# publishes one spelling per operation — the body's where its JSON body has the member, the header
+# where it has no JSON body or takes another media type too — on every POST, PUT, PATCH and DELETE
+# except these, each saying why it has none; so a new route is published as keyed, and
+# tests/api/test_idempotency_routes.py holds it to that.
+UNKEYED: dict[tuple[str, str], str] = {
+    ("post", "/v1/search"): "a read: the query is a body, nothing is written",
+    ("post", "/v1/query"): "a read: the query is a body, nothing is written",
+    ("post", "/v1/notes/{note_id}/placeholders/reveal"): "a read of a secret, which no record may keep",
+    ("post", "/v1/session"): "signing in: no credential yet to keep a key under",
+    ("delete", "/v1/session"): "signing out ends the credential a key is kept under",
+    ("post", "/v1/device/code"): "RFC 8628, before any credential: limited per address instead",
+    ("post", "/v1/device/token"): "RFC 8628, before any credential: a poll, limited per address",
+    ("post", "/mcp"): "JSON-RPC: a tool that writes takes idempotency_key among its arguments",
+}
+IDEMPOTENCY_HEADER = {
+    "name": "Idempotency-Key", "in": "header", "required": False,
+    "description": "Replays the first response for the same request; 409 idempotency-conflict for a "
+                   "different one. The same key as a JSON body's idempotencyKey (both may be sent; they "
+                   "must agree).",
+    "schema": {"type": "string", "minLength": 1, "maxLength": 255, "pattern": r"^[\x21-\x7e]+$"},
+}
+MUTATIONS = ("post", "put", "patch", "delete")
+
+
 def problems(**described: str) -> dict[int | str, dict[str, Any]]:
     """Route-specific problem responses for ``responses=``: ``problems(_409="stale-frontier …")``."""
     return {int(code.lstrip("_")): {"description": text} for code, text in described.items()}
@@ -123,6 +149,8 @@ def build(app: FastAPI, *, public_paths: frozenset[str]) -> dict[str, Any]:
                 for status, text in _COMMON_PROBLEMS.items():
                     responses.setdefault(status, {"description": text})
             responses.setdefault("default", {"description": "Any other failure"})
+            if method in MUTATIONS:
+                _publish_idempotency(operation, UNKEYED.get((method, path)), schemas)
             for status, response in responses.items():
                 if status == "default" or status.startswith(("4", "5")):
                     response["content"] = {"application/problem+json": {"schema": PROBLEM_REF}}
@@ -138,3 +166,31 @@ def build(app: FastAPI, *, public_paths: frozenset[str]) -> dict[str, Any]:
     for status, text in _MCP_JSONRPC_ERRORS.items():
         mcp_responses[status] = {"description": text, "content": {"application/json": {"schema": _JSONRPC_ERROR}}}
     return doc
+
+
+def _publish_idempotency(operation: dict[str, Any], unkeyed_because: str | None,
+                         schemas: dict[str, Any]) -> None:
+    """The ``Idempotency-Key`` header on a keyed mutation whose body does not carry the key;
+    ``x-idempotency`` saying why on one that takes none."""
+    if unkeyed_because is not None:
+        operation["x-idempotency"] = f"none: {unkeyed_because}"
+        return
+    content = operation.get("requestBody", {}).get("content", {})
+    if set(content) == {"application/json"} and body_takes_key(content["application/json"].get("schema"), schemas):
+        return
+    parameters = operation.setdefault("parameters", [])
+    if not any(p.get("in") == "header" and p.get("name", "").lower() == "idempotency-key" for p in parameters):
+        parameters.append(copy.deepcopy(IDEMPOTENCY_HEADER))
+
+
+def body_takes_key(schema: Any, schemas: dict[str, Any]) -> bool:
+    """Whether a JSON body schema (``$ref``s and ``anyOf`` followed) declares ``idempotencyKey``."""
+    pending = [schema] if isinstance(schema, dict) else []
+    while pending:
+        node = pending.pop()
+        if "$ref" in node:
+            node = schemas.get(node["$ref"].rsplit("/", 1)[-1], {})
+        if "idempotencyKey" in node.get("properties", {}):
+            return True
+        pending += [member for member in node.get("anyOf", []) if isinstance(member, dict)]
+    return False

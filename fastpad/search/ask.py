@@ -22,10 +22,13 @@ question), so what is sent is decided here, the same way for every surface:
    ``[1]``, ``[2]``… in the text, each naming its block, note, title and a reference the
    caller can fetch with the same credential.
 
-The spending cap (``TokenService.check_ask_allowance``) is checked before anything is sent, and
-the provider's ``usage.total_tokens`` charged after each answer (so the answer that crosses the cap
-is the last one; questions already in flight then still land). A question nothing matches is
-answered without calling the provider (there is nothing to ground an answer in).
+A token's spending cap is never overshot, however many questions are in flight: before the call
+the most it can cost (the prompt as counted here plus the longest answer the request allows,
+``ChatProvider.max_cost``) is reserved against the token and every token it was delegated from
+(``TokenService.reserve_ask``: refused if any cap cannot hold it), and after it the reservation is
+settled to the provider's ``usage.total_tokens`` — or given back whole when the provider failed. A
+question nothing matches is answered without calling the provider (there is nothing to ground an
+answer in), and reserves nothing.
 """
 
 from __future__ import annotations
@@ -105,6 +108,7 @@ class Answer:
     total_tokens: int
     usage_reported: bool
     floor: str
+    reserved_tokens: int  # held against the spending cap while the provider answered
 
     def as_dict(self) -> dict[str, Any]:
         return {
@@ -112,7 +116,8 @@ class Answer:
             "citations": [c.as_dict() for c in self.citations], "dropped_citations": self.dropped_citations,
             "retrieved": {"notes": self.retrieved_notes, "blocks": self.retrieved_blocks, "floor": self.floor},
             "model": self.model,
-            "usage": {"total_tokens": self.total_tokens, "reported_by_provider": self.usage_reported},
+            "usage": {"total_tokens": self.total_tokens, "reported_by_provider": self.usage_reported,
+                      "reserved_tokens": self.reserved_tokens},
         }
 
 
@@ -133,20 +138,25 @@ class AskService:
                 detail="This deployment has no model provider to answer questions with, so nothing was asked.",
                 next_call="POST /v1/search (fp query TEXT) finds the blocks that mention it",
             )
-        self.tokens.check_ask_allowance(principal)
         floor = floor_for(principal)
         excerpts, fenced = self._retrieve(principal, question, policy, floor)
         if not excerpts:
-            return Answer(question, NOTHING_FOUND, (), 0, 0, 0, None, 0, True, floor.value)
+            return Answer(question, NOTHING_FOUND, (), 0, 0, 0, None, 0, True, floor.value, 0)
         messages = [
             {"role": "system", "content": SYSTEM_PROMPT},
             {"role": "user", "content": f"Question: {prepare(question, policy).text}\n\n{fenced}"},
         ]
-        completion = self.provider.complete(messages)
-        self.tokens.charge_ask(principal, completion.total_tokens)
+        reserved = self.provider.max_cost(messages)
+        self.tokens.reserve_ask(principal, reserved)
+        try:
+            completion = self.provider.complete(messages)
+        except BaseException:
+            self.tokens.settle_ask(principal, reserved, 0)
+            raise
+        self.tokens.settle_ask(principal, reserved, completion.total_tokens)
         text, citations, dropped = ground(completion.text, excerpts)
         return Answer(question, text, citations, dropped, len(excerpts), len({e.note_id for e in excerpts}),
-                      completion.model, completion.total_tokens, completion.usage_reported, floor.value)
+                      completion.model, completion.total_tokens, completion.usage_reported, floor.value, reserved)
 
     def _retrieve(self, principal: Principal, question: str, policy: OutboundPolicy,
                   floor: TrustFloor) -> tuple[list[Excerpt], str]:

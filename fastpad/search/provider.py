@@ -7,7 +7,8 @@ provider and ``POST /v1/ask`` refuses with ``provider-not-configured``::
         "base_url": "http://127.0.0.1:8080/v1",
         "model": "qwen2.5-7b-instruct",
         "api_key_env": "FASTPAD_ASK_API_KEY",
-        "timeout_s": 60
+        "timeout_s": 60,
+        "max_completion_tokens": 1024
     }
 
 ``base_url``     the API root the provider documents (ending ``/v1`` for llama.cpp's server,
@@ -18,6 +19,9 @@ provider and ``POST /v1/ask`` refuses with ``provider-not-configured``::
                  API key, sent as ``Authorization: Bearer``. The key itself never lives in the
                  file. Leave it out for a local server that takes no key.
 ``timeout_s``    how long one answer may take (default 60)
+``max_completion_tokens``  the longest answer asked for (sent as ``max_tokens``; default 1024). With
+                 the prompt's own count it bounds what one question can cost, which a token's
+                 spending cap reserves before the call (:meth:`ChatProvider.max_cost`)
 
 Every failure is typed: a provider that cannot be reached, times out, fails (5xx, 408, 429) or
 answers something that is not a chat completion is ``provider-unavailable`` (retryable, with the
@@ -42,7 +46,13 @@ from fastpad.outbound.tokens import count_tokens
 CONFIG_KEY = "ask"
 DEFAULT_TIMEOUT_S = 60.0
 MAX_TIMEOUT_S = 600.0
-_KEYS = frozenset({"base_url", "model", "api_key_env", "timeout_s"})
+DEFAULT_MAX_COMPLETION_TOKENS = 1024
+MAX_COMPLETION_TOKENS = 131_072
+# What a chat template adds around each message (role markers, separators) and to prime the reply:
+# OpenAI's published accounting is 3 per message and 3 for the reply; 4 and 4 leave a margin.
+MESSAGE_OVERHEAD_TOKENS = 4
+REPLY_OVERHEAD_TOKENS = 4
+_KEYS = frozenset({"base_url", "model", "api_key_env", "timeout_s", "max_completion_tokens"})
 _RETRYABLE_STATUS = frozenset({408, 409, 425, 429})
 
 
@@ -60,6 +70,13 @@ class ChatProvider:
     model: str
     api_key_env: str | None = None
     timeout_s: float = DEFAULT_TIMEOUT_S
+    max_completion_tokens: int = DEFAULT_MAX_COMPLETION_TOKENS
+
+    def max_cost(self, messages: Sequence[Mapping[str, str]]) -> int:
+        """The most one completion of ``messages`` may charge: the prompt as counted here (o200k,
+        with the chat template's overhead) and the longest answer the request allows."""
+        prompt = sum(count_tokens(m["content"]) + MESSAGE_OVERHEAD_TOKENS for m in messages)
+        return prompt + REPLY_OVERHEAD_TOKENS + self.max_completion_tokens
 
     @property
     def endpoint(self) -> str:
@@ -77,7 +94,8 @@ class ChatProvider:
                     next_call=f"set {self.api_key_env} in the server's environment and restart fp serve",
                 )
             headers["authorization"] = f"Bearer {key}"
-        body = {"model": self.model, "messages": list(messages), "temperature": 0, "stream": False}
+        body = {"model": self.model, "messages": list(messages), "temperature": 0, "stream": False,
+                "max_tokens": self.max_completion_tokens}
         where = urlsplit(self.base_url).netloc
         try:
             with httpx.Client(timeout=self.timeout_s, follow_redirects=False) as client:
@@ -157,4 +175,7 @@ def provider_from_config(config: Any) -> ChatProvider | None:
     timeout = config.get("timeout_s", DEFAULT_TIMEOUT_S)
     if isinstance(timeout, bool) or not isinstance(timeout, (int, float)) or not 0 < timeout <= MAX_TIMEOUT_S:
         raise bad("timeout_s", f"must be a number of seconds up to {MAX_TIMEOUT_S:g}")
-    return ChatProvider(base_url, model.strip(), key_env.strip() if key_env else None, float(timeout))
+    longest = config.get("max_completion_tokens", DEFAULT_MAX_COMPLETION_TOKENS)
+    if isinstance(longest, bool) or not isinstance(longest, int) or not 1 <= longest <= MAX_COMPLETION_TOKENS:
+        raise bad("max_completion_tokens", f"must be a whole number of tokens from 1 to {MAX_COMPLETION_TOKENS}")
+    return ChatProvider(base_url, model.strip(), key_env.strip() if key_env else None, float(timeout), longest)

@@ -379,30 +379,36 @@ class TokenService:
 
     # ------------------------------------------------------------------ spending on questions
 
-    def check_ask_allowance(self, principal: Principal) -> None:
-        """Refuse a question (``ask-cap-reached``) once the caller's token, or a token it was
-        delegated from, has spent its cap. A web session has no token and no cap."""
+    def reserve_ask(self, principal: Principal, most: int) -> None:
+        """Hold ``most`` provider tokens — the most the question about to be sent can cost — against
+        the caller's token and every token it was delegated from, or refuse it (``ask-cap-reached``)
+        if that would take any of them past its cap. Checked and added in one transaction with the
+        chain's rows locked, so questions in flight together never promise more than a cap holds.
+        :meth:`settle_ask` then charges what the answer cost. A web session has no token and no cap."""
         if principal.token_id is None:
             return
-        with self.store.read(principal.workspace_id) as tx:
-            chain = tx.ask_spending(principal.token_id)
-        for token_id, cap, spent in chain:
-            if cap is not None and spent >= cap:
-                whose = "This token" if token_id == principal.token_id else f"The token it was delegated from ({token_id})"
-                raise AskCapReached(
-                    detail=f"{whose} has spent {spent} of its {cap} provider tokens on questions; "
-                           "nothing was asked.",
-                    extra={"ask_cap": cap, "ask_spent": spent, "capped_token_id": token_id},
-                    next_call="POST /v1/search (fp query TEXT) costs nothing; or ask a person for a token with a "
-                              "new cap",
-                )
+        with self.store.write(principal.workspace_id) as tx:
+            for token_id, cap, spent in tx.ask_spending(principal.token_id, for_update=True):
+                if cap is not None and spent + most > cap:
+                    whose = ("This token" if token_id == principal.token_id
+                             else f"The token it was delegated from ({token_id})")
+                    raise AskCapReached(
+                        detail=f"{whose} has spent or holds {spent} of its {cap} provider tokens on questions, "
+                               f"and this question may cost up to {most}; nothing was asked.",
+                        extra={"ask_cap": cap, "ask_spent": spent, "capped_token_id": token_id,
+                               "question_max_tokens": most},
+                        next_call="POST /v1/search (fp query TEXT) costs nothing; or ask a person for a token "
+                                  "with a new cap",
+                    )
+            tx.add_ask_spend(principal.token_id, most)
 
-    def charge_ask(self, principal: Principal, spent: int) -> None:
-        """Add an answer's provider tokens to the caller's token and its ancestors."""
-        if principal.token_id is None or spent <= 0:
+    def settle_ask(self, principal: Principal, reserved: int, spent: int) -> None:
+        """Replace a reservation of ``reserved`` by what the answer cost, ``spent`` (0 when the
+        provider failed: the reservation is given back whole)."""
+        if principal.token_id is None or spent == reserved:
             return
         with self.store.write(principal.workspace_id) as tx:
-            tx.add_ask_spend(principal.token_id, spent)
+            tx.add_ask_spend(principal.token_id, spent - reserved)
 
     def revoke(self, workspace_id: str, token_id: str, *, revoked_by: Principal | None = None) -> list[str]:
         """Revoke a token and every token delegated from it. Returns the ids

@@ -381,17 +381,22 @@ class WorkspaceTx:
         ")"
     )
 
-    def ask_spending(self, token_id: str) -> list[tuple[str, int | None, int]]:
-        """``(token id, ask_cap, ask_spent)`` for the token and its ancestors, nearest first."""
+    def ask_spending(self, token_id: str, *, for_update: bool = False) -> list[tuple[str, int | None, int]]:
+        """``(token id, ask_cap, ask_spent)`` for the token and its ancestors, nearest first.
+        ``for_update`` locks those rows (PostgreSQL; a SQLite writer holds the database) until the
+        transaction ends, so a reservation reads and adds to the spend with no one in between.
+        Chains lock nearest first, so two chains meet only on shared ancestors, in one order."""
+        lock = f"{self._d.for_update} OF t" if for_update and self._d.for_update else ""
         rows = self._x(
             f"{self._TOKEN_CHAIN} SELECT t.id, t.ask_cap, t.ask_spent FROM chain c"
-            " JOIN tokens t ON t.id = c.id AND t.workspace_id = ? ORDER BY c.depth",
+            f" JOIN tokens t ON t.id = c.id AND t.workspace_id = ? ORDER BY c.depth{lock}",
             (self.workspace_id, token_id, self.workspace_id, self.workspace_id),
         ).fetchall()
         return [(r[0], None if r[1] is None else int(r[1]), int(r[2])) for r in rows]
 
     def add_ask_spend(self, token_id: str, spent: int) -> None:
-        """Charge ``spent`` provider tokens to the token and every token it was delegated from."""
+        """Charge ``spent`` provider tokens to the token and every token it was delegated from
+        (a negative ``spent`` gives back what a reservation held beyond the answer's cost)."""
         self._w()
         self._x(
             f"{self._TOKEN_CHAIN} UPDATE tokens SET ask_spent = ask_spent + ?"

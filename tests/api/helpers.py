@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import socket
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from urllib.parse import urlsplit
 
 import httpx
@@ -67,3 +69,36 @@ def whole_ledger(client: httpx.Client, import_id: str, *, page_size: int = 8) ->
         cursor = page.json()["next_cursor"]
         if cursor is None:
             return rows
+
+
+def new_person(server) -> tuple[str, str]:
+    """A second person in the server's workspace, made through the deployment as an operator would:
+    (email, password). Their rate windows are fresh, whatever other tests spent."""
+    import secrets
+
+    from fastpad.deployment import open_deployment
+
+    email, password = f"person-{secrets.token_hex(3)}@example.com", secrets.token_urlsafe(12)
+    with open_deployment(server.data_dir, pool_size=1) as deployment:
+        deployment.people.create_person(server.workspace_id, email, password=password)
+    return email, password
+
+
+@contextmanager
+def sign_in(server, email: str, password: str) -> Iterator[httpx.Client]:
+    """A browser session over HTTP: the session cookie, and its CSRF token on every request."""
+    with server.client() as client:
+        answer = client.post("/v1/session", json={"email": email, "password": password})
+        assert answer.status_code == 201, answer.text
+        client.headers["x-csrf-token"] = answer.json()["csrf_token"]
+        yield client
+
+
+def assert_retry_after_frees_the_oldest(body: dict, oldest: tuple[float, float], refused: tuple[float, float],
+                                        window_s: float = 60.0) -> None:
+    """``retry_after_ms`` of a refusal is when the oldest counted request leaves the window: the
+    server counted it between ``oldest`` = (sent, answered) and refused between ``refused`` (client
+    ``time.monotonic()`` readings), so the wait lies between those bounds, to the millisecond."""
+    earliest = (oldest[0] + window_s - refused[1]) * 1000
+    latest = (oldest[1] + window_s - refused[0]) * 1000
+    assert earliest - 1 <= body["retry_after_ms"] <= latest + 1, (earliest, body["retry_after_ms"], latest)

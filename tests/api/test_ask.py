@@ -12,6 +12,8 @@ from __future__ import annotations
 import json
 import secrets
 import threading
+import time
+from concurrent.futures import ThreadPoolExecutor
 from collections.abc import Iterator
 
 import httpx
@@ -20,9 +22,9 @@ import pytest
 from fastpad.notes.ids import new_id
 from fastpad.outbound.fence import unfence
 from tests.api.conftest import OWNER_EMAIL, Server, start_server, stop
-from tests.api.helpers import assert_problem
-from tests.chat_provider import (ASK_KEY, ASK_KEY_ENV, ChatProvider, Received, Reply, ask_config, cite_first,
-                                 completion, provider)  # noqa: F401 (provider: a fixture)
+from tests.api.helpers import assert_problem, assert_retry_after_frees_the_oldest, new_person, sign_in
+from tests.chat_provider import (ASK_KEY, ASK_KEY_ENV, MAX_COMPLETION_TOKENS, ChatProvider, Received, Reply,
+                                 ask_config, cite_first, completion, provider)  # noqa: F401 (provider: a fixture)
 
 ASKER = "notes:read,search:read"
 
@@ -103,7 +105,10 @@ def test_an_answer_cites_only_blocks_retrieved_for_this_question(ask_server: Ser
         assert body["answer"].startswith("The launch is on Monday [1].")
         assert "3 citations in the model's answer named blocks not retrieved for this question" in body["answer"]
         assert body["retrieved"] == {"notes": 1, "blocks": 2, "floor": "human"}
-        assert body["usage"] == {"total_tokens": 90, "reported_by_provider": True} and body["model"] == "fake-model"
+        assert body["model"] == "fake-model"
+        assert {k: body["usage"][k] for k in ("total_tokens", "reported_by_provider")} == {
+            "total_tokens": 90, "reported_by_provider": True}
+        assert body["usage"]["reserved_tokens"] > MAX_COMPLETION_TOKENS, "the prompt and the longest answer were held"
         # The reference is fetchable with the same credential, and names the cited block.
         citation = body["citations"][0]
         assert citation["anchor"] == f"{launch['id']}#{cited}"
@@ -170,30 +175,99 @@ def test_a_question_nothing_matches_is_answered_without_the_provider(ask_server:
     assert "no model was asked" in body["answer"]
 
 
-def test_the_spending_cap_refuses_once_spent_and_binds_delegated_tokens(ask_server: Server, provider: ChatProvider):
+def _spent(server: Server) -> dict[str, int]:
+    """Every token's ask_spent, as ``fp token list`` reports it."""
+    listed = json.loads(server.fp("token", "list", "--data-dir", str(server.data_dir), "--json").stdout)
+    return {t["id"]: t["ask_spent"] for t in listed}
+
+
+def _most_one_question_costs(server: Server, question: str) -> int:
+    """What asking ``question`` reserves against a cap (the prompt and the longest answer allowed),
+    read from an uncapped token's answer; the prompt differs by its random fence at most."""
+    with server.client(server.mint(ASKER, "--label", "uncapped probe")["token"]) as probe:
+        answered = ask(probe, question)
+    assert answered.status_code == 200, answered.text
+    return answered.json()["usage"]["reserved_tokens"]
+
+
+def test_the_spending_cap_holds_each_questions_most_and_binds_delegated_tokens(
+        ask_server: Server, provider: ChatProvider):
     word = term()
     with ask_server.client(ask_server.token("owner")) as owner:
         note(owner, "Capped", f"The {word} shipment leaves on Friday.\n")
+    question = f"When does the {word} shipment leave?"
     provider.answer = lambda received: completion(f"Friday [cite:{received.block_ids[0]}].", total_tokens=60)
-    minted = ask_server.mint(ASKER, "--person", OWNER_EMAIL, "--ask-cap", "100", "--label", "capped")
-    assert minted["ask_cap"] == 100 and minted["ask_spent"] == 0
+    most = _most_one_question_costs(ask_server, question)
+    sent = provider.take()
+    assert sent[0].body["max_tokens"] == MAX_COMPLETION_TOKENS and most > MAX_COMPLETION_TOKENS
+    # Room for two answers of 60 only while the second's most still fits: 60 + most ≤ cap < 120 + most.
+    cap = most + 90
+    # A person of their own: the owner's 20 questions a minute are shared with the other tests here.
+    email, _ = new_person(ask_server)
+    minted = ask_server.mint(ASKER, "--person", email, "--ask-cap", str(cap), "--label", "capped")
+    assert minted["ask_cap"] == cap and minted["ask_spent"] == 0
     with ask_server.client(minted["token"]) as capped:
         delegated = capped.post("/v1/tokens/delegate", json={"label": "capped's agent"})
         assert delegated.status_code == 201, delegated.text
-        assert ask(capped, f"When does the {word} shipment leave?").status_code == 200  # spent 60 of 100
+        first = ask(capped, question)
+        assert first.status_code == 200 and first.json()["usage"]["total_tokens"] == 60  # settled: 60 spent
         with ask_server.client(delegated.json()["token"]) as agent:
-            assert ask(agent, f"When does the {word} shipment leave?").status_code == 200  # charged to both: 120
-            refused_agent = ask(agent, f"When does the {word} shipment leave?")
-        refused = ask(capped, f"When does the {word} shipment leave?")
+            assert ask(agent, question).status_code == 200  # charged to both: 120
+            refused_agent = ask(agent, question)
+        refused = ask(capped, question)
     assert len(provider.take()) == 2, "a refused question is never sent"
     body = assert_problem(refused, 403, "ask-cap-reached", ask_server.base_url)
-    assert body["retryable"] is False and (body["ask_cap"], body["ask_spent"]) == (100, 120)
+    assert body["retryable"] is False and (body["ask_cap"], body["ask_spent"]) == (cap, 120)
+    assert abs(body["question_max_tokens"] - most) <= 8, "the most is the prompt's count and the longest answer"
     body = assert_problem(refused_agent, 403, "ask-cap-reached", ask_server.base_url)
     assert body["capped_token_id"] == minted["id"], "the delegated token is held to its parent's cap"
-    listed = {t["id"]: t for t in json.loads(ask_server.fp("token", "list", "--data-dir", str(ask_server.data_dir),
-                                                           "--json").stdout)}
-    assert (listed[minted["id"]]["ask_cap"], listed[minted["id"]]["ask_spent"]) == (100, 120)
-    assert listed[delegated.json()["id"]]["ask_spent"] == 60
+    spent = _spent(ask_server)
+    assert spent[minted["id"]] == 120 and spent[delegated.json()["id"]] == 60
+
+
+def test_spend_never_exceeds_the_cap_under_10_concurrent_questions(ask_server: Server, provider: ChatProvider):
+    word = term()
+    with ask_server.client(ask_server.token("owner")) as owner:
+        note(owner, "Popular", f"The {word} lighthouse is white.\n")
+    question = f"What colour is the {word} lighthouse?"
+    most = _most_one_question_costs(ask_server, question)
+    provider.take()
+    cap = 3 * most + most // 2  # three questions' most fit, a fourth's does not
+    minted = ask_server.mint(ASKER, "--ask-cap", str(cap), "--label", "ten at once")
+    # Each answer costs less than its most, and is held until every question has been sent or refused:
+    # all ten are in flight together, which is when a check-then-charge cap let every one through.
+    release, moved = threading.Event(), threading.Condition()
+    reached_provider = []
+
+    def held(received: Received) -> Reply:
+        with moved:
+            reached_provider.append(received)
+            moved.notify_all()
+        return Reply(hold=release, body=completion(f"White [cite:{received.block_ids[0]}].", total_tokens=37).body)
+
+    def asked(_: object) -> None:
+        with moved:
+            moved.notify_all()
+
+    def one_question() -> httpx.Response:
+        with ask_server.client(minted["token"]) as agent:
+            return ask(agent, question)
+
+    provider.answer = held
+    with ThreadPoolExecutor(max_workers=10) as pool:
+        futures = [pool.submit(one_question) for _ in range(10)]
+        for future in futures:
+            future.add_done_callback(asked)
+        with moved:
+            assert moved.wait_for(lambda: len(reached_provider) + sum(f.done() for f in futures) == 10, timeout=30)
+        release.set()
+        answers = [future.result() for future in futures]
+    statuses = sorted(answer.status_code for answer in answers)
+    assert statuses == [200] * 3 + [403] * 7, [a.text for a in answers if a.status_code not in (200, 403)]
+    for refused in (a for a in answers if a.status_code == 403):
+        assert assert_problem(refused, 403, "ask-cap-reached", ask_server.base_url)["ask_spent"] <= cap
+    assert len(provider.take()) == 3, "only what the cap could hold was sent"
+    assert _spent(ask_server)[minted["id"]] == 3 * 37 <= cap, "each reservation settled to its answer's cost"
 
 
 @pytest.mark.parametrize("failure", ["down", "503", "timeout", "dropped", "malformed", "no-choices"])
@@ -229,9 +303,7 @@ def test_a_provider_that_fails_is_a_retryable_problem_and_charges_nothing(
     if failure == "503":
         assert body["retry_after_ms"] == 7000 and body["provider_status"] == 503
     assert ASK_KEY not in failed.text and "overloaded" not in failed.text
-    spent = {t["id"]: t["ask_spent"] for t in json.loads(
-        ask_server.fp("token", "list", "--data-dir", str(ask_server.data_dir), "--json").stdout)}
-    assert spent[minted["id"]] == 0
+    assert _spent(ask_server)[minted["id"]] == 0, "the reservation was given back whole"
     # The provider back: the same question is answered.
     provider.answer = lambda received: completion(f"It hums [cite:{received.block_ids[0]}].")
     with ask_server.client(minted["token"]) as agent:
@@ -249,28 +321,30 @@ def test_a_provider_refusing_the_deployments_request_is_not_retryable(ask_server
     assert body["retryable"] is False and body["provider_status"] == 401
 
 
-def test_the_21st_question_in_a_minute_is_refused_across_a_persons_session_and_cli_token(
+def test_the_21st_question_in_a_minute_is_refused_across_a_persons_session_and_two_cli_tokens(
         ask_server: Server, provider: ChatProvider):
-    from fastpad.deployment import open_deployment
-
-    email, password = f"asker-{secrets.token_hex(3)}@example.com", secrets.token_urlsafe(12)
-    with open_deployment(ask_server.data_dir, pool_size=1) as deployment:  # a second person, with a fresh allowance
-        deployment.people.create_person(ask_server.workspace_id, email, password=password)
+    email, password = new_person(ask_server)  # a second person, with a fresh allowance
     word = term()
     with ask_server.client(ask_server.token("owner")) as owner:
         note(owner, "Often asked", f"The {word} ferry runs hourly.\n")
-    cli_token = ask_server.mint(ASKER, "--person", email, "--label", "second person's CLI")["token"]
-    with ask_server.client() as session, ask_server.client(cli_token) as cli:
-        signed_in = session.post("/v1/session", json={"email": email, "password": password})
-        assert signed_in.status_code == 201, signed_in.text
-        session.headers["x-csrf-token"] = signed_in.json()["csrf_token"]
-        statuses = [ask(session if i % 2 else cli, f"How often does the {word} ferry run?").status_code
-                    for i in range(20)]
+    tokens = [ask_server.mint(ASKER, "--person", email, "--label", f"second person's CLI {i}")["token"] for i in (1, 2)]
+    question = f"How often does the {word} ferry run?"
+    with sign_in(ask_server, email, password) as session, ask_server.client(tokens[0]) as cli, \
+            ask_server.client(tokens[1]) as other_cli:
+        clients = [session, cli, other_cli]
+        sent = time.monotonic()
+        statuses = [ask(session, question).status_code]
+        oldest = (sent, time.monotonic())
+        statuses += [ask(clients[i % 3], question).status_code for i in range(1, 20)]
         assert statuses == [200] * 20
-        refused_cli, refused_session = (ask(client, f"How often does the {word} ferry run?") for client in (cli, session))
+        refusals = []
+        for client in clients:
+            sent = time.monotonic()
+            refusals.append((ask(client, question), (sent, time.monotonic())))
         with ask_server.client(ask_server.mint(ASKER, "--label", "an agent's own allowance")["token"]) as agent:
-            assert ask(agent, f"How often does the {word} ferry run?").status_code == 200
-    for refused in (refused_cli, refused_session):
+            assert ask(agent, question).status_code == 200
+    for refused, at in refusals:
         body = assert_problem(refused, 429, "rate-limited", ask_server.base_url)
-        assert body["limit"] == 20 and 0 < body["retry_after_ms"] <= 3000 and body["retryable"] is True
+        assert body["limit"] == 20 and body["retryable"] is True
+        assert_retry_after_frees_the_oldest(body, oldest, at)
     assert len(provider.take()) == 21, "20 questions of the person and the agent's one; the refused were never sent"

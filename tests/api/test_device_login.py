@@ -5,11 +5,12 @@ from __future__ import annotations
 
 import re
 import secrets
+import time
 
 import httpx
 
 from tests.api.conftest import Server
-from tests.api.helpers import assert_problem
+from tests.api.helpers import assert_problem, assert_retry_after_frees_the_oldest
 
 GRANT = "urn:ietf:params:oauth:grant-type:device_code"
 
@@ -94,14 +95,28 @@ def test_the_page_refuses_a_token_and_a_missing_csrf_and_names_the_accept_grant(
     assert assert_problem(refused, 400, "access-denied", server.base_url)["error"] == "access_denied"
 
 
+def _timed_post(client: httpx.Client, path: str, data: dict) -> tuple[httpx.Response, tuple[float, float]]:
+    sent = time.monotonic()
+    response = client.post(path, data=data)
+    return response, (sent, time.monotonic())
+
+
 def test_device_routes_are_rate_limited_per_address(server: Server):
     first, second = _from(server), _from(server)
-    answers = [first.post("/v1/device/code", data={"client_id": "fp"}).status_code for _ in range(21)]
-    assert answers[:20] == [200] * 20
-    limited = first.post("/v1/device/code", data={"client_id": "fp"})
+    start = {"client_id": "fp"}
+    answer, oldest = _timed_post(first, "/v1/device/code", start)
+    answers = [answer.status_code] + [first.post("/v1/device/code", data=start).status_code for _ in range(19)]
+    assert answers == [200] * 20
+    limited, at = _timed_post(first, "/v1/device/code", start)
     body = assert_problem(limited, 429, "rate-limited", server.base_url)
-    assert body["retry_after_ms"] > 0 and body["error"] == "slow_down"
-    assert second.post("/v1/device/code", data={"client_id": "fp"}).status_code == 200, "another address is unaffected"
-    polls = [first.post("/v1/device/token", data={"grant_type": GRANT, "device_code": "fpd_x"}).status_code
-             for _ in range(61)]
-    assert polls[:60] == [400] * 60 and polls[60] == 429
+    assert body["error"] == "slow_down" and body["limit"] == 20
+    assert_retry_after_frees_the_oldest(body, oldest, at)
+    assert second.post("/v1/device/code", data=start).status_code == 200, "another address is unaffected"
+    poll = {"grant_type": GRANT, "device_code": "fpd_x"}
+    answer, oldest = _timed_post(first, "/v1/device/token", poll)
+    polls = [answer.status_code] + [first.post("/v1/device/token", data=poll).status_code for _ in range(59)]
+    assert polls == [400] * 60
+    limited, at = _timed_post(first, "/v1/device/token", poll)
+    body = assert_problem(limited, 429, "rate-limited", server.base_url)
+    assert body["limit"] == 60
+    assert_retry_after_frees_the_oldest(body, oldest, at)

@@ -4,10 +4,14 @@ from __future__ import annotations
 
 import json
 import math
+import time
+from collections import Counter
 
 
+from fastpad.security.principals import PERSON_RATE_LIMIT
 from tests.api.conftest import TEST_LIMITS
-from tests.api.helpers import assert_problem, raw_http
+from tests.api.helpers import (assert_problem, assert_retry_after_frees_the_oldest, new_person, raw_http,
+                               sign_in)
 
 KIB, MIB = 1024, 1024 * 1024
 
@@ -100,15 +104,43 @@ def test_field_errors_are_capped_at_50_with_a_count_of_the_rest(owner, server):
     assert len(body["field_errors"]) == 50 and body["field_errors_truncated"] == 20
 
 
+def _timed(client, *args, **kwargs):
+    """One request: (response, (sent, answered)) on the client's monotonic clock."""
+    sent = time.monotonic()
+    response = client.get(*args, **kwargs)
+    return response, (sent, time.monotonic())
+
+
 def test_rate_limit_per_token(server):
     limited = server.mint("notes:read", "--rate-limit", "5", "--label", "tests: rate limited")
     with server.client(limited["token"]) as client:
-        for _ in range(5):
+        first, oldest = _timed(client, "/v1/notes", params={"limit": 1})
+        assert first.status_code == 200
+        for _ in range(4):
             assert client.get("/v1/notes", params={"limit": 1}).status_code == 200
-        refused = client.get("/v1/notes", params={"limit": 1})
+        refused, at = _timed(client, "/v1/notes", params={"limit": 1})
     body = assert_problem(refused, 429, "rate-limited", server.base_url)
-    assert body["retryable"] is True and 0 < body["retry_after_ms"] <= 12_000
+    assert body["retryable"] is True and body["limit"] == 5 and body["window_ms"] == 60_000
+    assert_retry_after_frees_the_oldest(body, oldest, at)
     assert int(refused.headers["retry-after"]) == math.ceil(body["retry_after_ms"] / 1000)
     # Another credential is unaffected.
     with server.client(server.token("reader")) as other:
         assert other.get("/v1/notes", params={"limit": 1}).status_code == 200
+
+
+def test_a_person_gets_1200_requests_a_minute_across_their_session_and_two_cli_tokens(server):
+    email, password = new_person(server)
+    tokens = [server.mint("notes:read", "--person", email, "--label", f"tests: CLI {i}")["token"] for i in (1, 2)]
+    with sign_in(server, email, password) as session, server.client(tokens[0]) as cli, \
+            server.client(tokens[1]) as other_cli:
+        clients = [session, cli, other_cli]
+        first, oldest = _timed(session, "/v1/notes", params={"limit": 1})
+        statuses = Counter([first.status_code])
+        for i in range(1, PERSON_RATE_LIMIT):
+            statuses[clients[i % 3].get("/v1/notes", params={"limit": 1}).status_code] += 1
+        assert statuses == {200: PERSON_RATE_LIMIT}
+        refusals = [_timed(client, "/v1/notes", params={"limit": 1}) for client in clients]
+    for refused, at in refusals:
+        body = assert_problem(refused, 429, "rate-limited", server.base_url)
+        assert body["limit"] == PERSON_RATE_LIMIT
+        assert_retry_after_frees_the_oldest(body, oldest, at)

@@ -89,9 +89,12 @@ _SEMANTIC = {
     "POST /v1/device/code": "a free-form JSON body: text without U+0000 or lone surrogates",
     "POST /v1/notes/types:bulk": "free-form items: text without U+0000 or lone surrogates",
     "POST /v1/imports/{import_id}/verify": "a free-form body: text without U+0000 or lone surrogates",
-    "POST /v1/imports": "a free-form JSON body: text without U+0000 or lone surrogates",
+    "POST /v1/imports/{import_id}/unverify": "a free-form body: text without U+0000 or lone surrogates",
+    "POST /v1/imports": "a free-form JSON body: text without U+0000 or lone surrogates; the Idempotency-Key "
+                        "header (for a zip body) equals the body's idempotencyKey when both are sent",
     "POST /v1/notes/{note_id}/placeholders/reveal": "a free-form body: text without U+0000 or lone surrogates",
-    "POST /v1/notes": "markdown or blocks, not both",
+    "POST /v1/notes": "markdown or blocks, not both; the Idempotency-Key header (for a Markdown body) equals "
+                      "the body's idempotencyKey when both are sent",
     "POST /v1/notes:batch": "each item: markdown or blocks, not both",
     "PATCH /v1/types/{name}": "extends names types the workspace defines",
     "POST /v1/device/token": "device_code is one the server issued (RFC 8628 answers 400)",
@@ -163,7 +166,9 @@ def api_schema(fuzz_server: Server) -> Any:
         known = seed_workspace(client)
     config = schemathesis.Config.from_dict({
         "seed": SEED,
-        "headers": {"Authorization": f"Bearer {token}"},
+        # The document's own bearer scheme: schemathesis knows the credential is this one, so its
+        # ignored_auth probes (none, then an invalid one) are what tell auth apart, not its guesses.
+        "auth": {"openapi": {"bearer": {"bearer": token}}},
         "request-timeout": 10,
         # No example database: the seed alone decides the cases, so every run sends the same ones.
         "generation": {"max-examples": MAX_EXAMPLES, "mode": GENERATION_MODE[fuzz_server.backend], "database": "none"},

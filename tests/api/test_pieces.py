@@ -13,7 +13,7 @@ from fastpad.api.etag import none_match, strong_etag
 from fastpad.api.limits import Limits
 from fastpad.api.negotiation import choose
 from fastpad.api.problems import NotAcceptable, problem_body, problem_response
-from fastpad.api.ratelimit import RateLimiter
+from fastpad.api.ratelimit import InMemoryRateLimiter
 from fastpad.api.shape import check_shape
 from fastpad.errors import FieldError, RateLimited, StaleFrontier, ValidationFailed
 
@@ -58,17 +58,62 @@ def test_negotiation_prefers_quality_then_offer_order():
         choose("image/png", offered)
 
 
-def test_rate_limiter_refills_and_reports_wait():
+def _admitted(limiter: InMemoryRateLimiter, key: str, limit: int) -> bool:
+    try:
+        limiter.hit(key, limit)
+    except RateLimited:
+        return False
+    return True
+
+
+def test_rate_limiter_admits_at_most_n_in_any_rolling_window():
     now = [0.0]
-    limiter = RateLimiter(window_s=60, clock=lambda: now[0])
-    for _ in range(5):
-        limiter.hit("token:a", 5)
+    limiter = InMemoryRateLimiter(window_s=60, clock=lambda: now[0])
+    # A request every 1.7 s for five minutes, against 5 a minute: a bucket refilling at 5/60 s let
+    # 9 through in one 60 s window; a window log lets through exactly 5 in every one of them.
+    admitted = []
+    for step in range(177):
+        now[0] = step * 1.7
+        if _admitted(limiter, "token:a", 5):
+            admitted.append(now[0])
+    for start in admitted:  # the densest windows start at an admission
+        assert sum(start <= t < start + 60 for t in admitted) <= 5
+    assert len(admitted) == 5 * 5, "and no fewer: a slot frees the moment its request leaves the window"
+
+
+def test_rate_limiter_retry_after_is_when_the_oldest_counted_request_leaves():
+    now = [100.0]
+    limiter = InMemoryRateLimiter(window_s=60, clock=lambda: now[0])
+    for at in (100.0, 110.0, 125.5):
+        now[0] = at
+        limiter.hit("person:p", 3)
+    now[0] = 130.25
     with pytest.raises(RateLimited) as info:
-        limiter.hit("token:a", 5)
-    assert info.value.extra["retry_after_ms"] == 12_000
-    limiter.hit("token:b", 5)  # buckets are per key
-    now[0] = 12.0
-    limiter.hit("token:a", 5)
+        limiter.hit("person:p", 3)
+    assert info.value.extra["retry_after_ms"] == 29_750  # 100 + 60 − 130.25
+    assert info.value.extra["limit"] == 3 and info.value.extra["window_ms"] == 60_000
+    now[0] = 159.999
+    assert not _admitted(limiter, "person:p", 3), "a refusal is not counted, and the window is not over"
+    now[0] = 160.0
+    assert _admitted(limiter, "person:p", 3), "admitted the moment retry_after_ms says"
+    with pytest.raises(RateLimited) as info:
+        limiter.hit("person:p", 3)
+    assert info.value.extra["retry_after_ms"] == 10_000  # now 110 is the oldest
+    assert _admitted(limiter, "person:q", 3), "each key has its own window"
+
+
+def test_rate_limiter_forgets_idle_keys_and_honours_a_lowered_limit():
+    now = [0.0]
+    limiter = InMemoryRateLimiter(window_s=60, clock=lambda: now[0])
+    for i in range(4):
+        now[0] = float(i)
+        limiter.hit("token:t", 4)
+    with pytest.raises(RateLimited) as info:  # the limit lowered to 2: two must leave first
+        limiter.hit("token:t", 2)
+    assert info.value.extra["retry_after_ms"] == 59_000  # the one at 2 s leaves at 62 s
+    now[0] = 200.0
+    limiter.hit("other", 1)  # a window later: the sweep drops what has nothing left in its window
+    assert set(limiter._logs) == {"other"}
 
 
 def test_problem_document_shape():

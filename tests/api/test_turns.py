@@ -107,14 +107,18 @@ def test_an_agent_proposes_over_http_and_cannot_accept_without_the_grant(server:
     read = agent.read(note)
     assert [b["text"] for b in read["blocks"]] == ["First.", "Second."] and "{#" in read["markdown"]
     ops = [{"op": "replace_block", "handle": read["blocks"][0]["handle"], "text": "First, improved."}]
-    body = {"ops": ops, "expected_frontier": read["frontier"], "idempotency_key": "once"}
+    body = {"ops": ops, "expected_frontier": read["frontier"], "idempotencyKey": "once"}
     created = agent.client.post(f"/v1/notes/{note}/proposals", json=body, headers={SESSION: agent.session})
     assert created.status_code == 201, created.text
     turn = created.json()
     assert turn["review_url"] == f"{server.base_url}/review/{turn['id']}" and turn["status"] == "pending"
     assert created.headers["location"] == f"/v1/turns/{turn['id']}"
     replay = agent.client.post(f"/v1/notes/{note}/proposals", json=body, headers={SESSION: agent.session})
-    assert replay.status_code == 200 and replay.json()["id"] == turn["id"] and replay.headers["idempotent-replayed"]
+    assert replay.status_code == 201 and replay.content == created.content and replay.headers["idempotent-replayed"]
+    # The earlier spelling is the same key.
+    earlier = {"ops": ops, "expected_frontier": read["frontier"], "idempotency_key": "once"}
+    assert agent.client.post(f"/v1/notes/{note}/proposals", json=earlier,
+                             headers={SESSION: agent.session}).content == created.content
     conflict = agent.client.post(f"/v1/notes/{note}/proposals", headers={SESSION: agent.session},
                                  json={**body, "ops": [{**ops[0], "text": "Other."}]})
     assert_problem(conflict, 409, "idempotency-conflict", server.base_url)

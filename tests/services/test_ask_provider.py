@@ -16,6 +16,8 @@ def test_no_setting_is_no_provider_and_a_good_one_is_read_as_given():
     provider = provider_from_config({**GOOD, "api_key_env": "OPENAI_API_KEY", "timeout_s": 30})
     assert provider == ChatProvider("http://127.0.0.1:8080/v1", "qwen2.5", "OPENAI_API_KEY", 30.0)
     assert provider.endpoint == "http://127.0.0.1:8080/v1/chat/completions"
+    assert provider.max_completion_tokens == 1024
+    assert provider_from_config({**GOOD, "max_completion_tokens": 200}).max_completion_tokens == 200
 
 
 @pytest.mark.parametrize(("setting", "field"), [
@@ -27,6 +29,8 @@ def test_no_setting_is_no_provider_and_a_good_one_is_read_as_given():
     ({**GOOD, "api_key_env": "KEY=sk-live"}, "ask.api_key_env"),
     ({**GOOD, "timeout_s": 0}, "ask.timeout_s"),
     ({**GOOD, "timeout_s": True}, "ask.timeout_s"),
+    ({**GOOD, "max_completion_tokens": 0}, "ask.max_completion_tokens"),
+    ({**GOOD, "max_completion_tokens": 2.5}, "ask.max_completion_tokens"),
 ])
 def test_a_malformed_setting_is_refused_naming_its_key(setting, field):
     with pytest.raises(ValidationFailed) as refused:

@@ -6,12 +6,12 @@ brokers for the agent behind it). Parse, call the security services, render."""
 from __future__ import annotations
 
 from fastapi import APIRouter, Request
-from fastapi.concurrency import run_in_threadpool
 from pydantic import BaseModel, ConfigDict, Field
 from starlette.responses import Response
 
 from fastpad.api.openapi import problems
-from fastpad.api.routes.common import Authenticated, json_response
+from fastpad.api.routes.common import Authenticated, json_response, mutate_with
+from fastpad.api.schemas import IdempotencyKey
 from fastpad.errors import PolicyDenied
 from fastpad.security.scopes import ALL_SCOPES
 from fastpad.security.agents import AgentDirectory
@@ -48,6 +48,7 @@ class DelegateIn(BaseModel):
         default=None, max_length=16, json_schema_extra={"items": {"enum": list(ALL_SCOPES)}},
         description="within the caller's own; default: an agent's default scopes (read, propose, search, graph) "
                     "the caller holds")
+    idempotencyKey: IdempotencyKey | None = None
 
 
 @router.post("/tokens/delegate", status_code=201,
@@ -63,11 +64,15 @@ async def delegate_token(request: Request, caller: Authenticated, body: Delegate
         raise PolicyDenied(detail="Only a person delegates to a new agent; an agent works with the token it has.",
                            extra={"reason": "person_only"})
     scopes = body.scopes if body.scopes is not None else [s for s in AGENT_DEFAULT_SCOPES if principal.has(s)]
-    plaintext, info = await run_in_threadpool(lambda: request.app.state.deployment.tokens.create(
-        principal.workspace_id, scopes=scopes, label=body.label, minted_by=principal,
-    ))
-    return json_response({
-        "token": plaintext, "id": info.id, "kind": info.kind, "agent_id": info.agent_id, "scopes": list(info.scopes),
-        "note_ids": None if info.note_ids is None else list(info.note_ids), "expires_at": info.expires_at.isoformat(),
-        "parent_token_id": info.parent_id,
-    }, status=201, headers={"cache-control": "no-store"})
+
+    def mint() -> Response:
+        plaintext, info = request.app.state.deployment.tokens.create(
+            principal.workspace_id, scopes=scopes, label=body.label, minted_by=principal)
+        return json_response({
+            "token": plaintext, "id": info.id, "kind": info.kind, "agent_id": info.agent_id,
+            "scopes": list(info.scopes), "note_ids": None if info.note_ids is None else list(info.note_ids),
+            "expires_at": info.expires_at.isoformat(), "parent_token_id": info.parent_id,
+        }, status=201, headers={"cache-control": "no-store"})
+
+    # A retry under the key answers the token the first call minted, rather than minting a second.
+    return await mutate_with(request, caller, body, mint)

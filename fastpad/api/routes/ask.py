@@ -16,7 +16,8 @@ from pydantic import BaseModel, ConfigDict, Field
 from starlette.responses import Response
 
 from fastpad.api.openapi import problems
-from fastpad.api.routes.common import Authenticated, json_response
+from fastpad.api.routes.common import Authenticated, json_response, mutate_with
+from fastpad.api.schemas import IdempotencyKey
 from fastpad.search.ask import MAX_QUESTION_CHARS
 from fastpad.security.scopes import NOTES_READ, SEARCH_READ
 
@@ -29,6 +30,7 @@ class AskIn(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     question: str = Field(min_length=1, max_length=MAX_QUESTION_CHARS)
+    idempotencyKey: IdempotencyKey | None = None
 
 
 class CitationOut(BaseModel):
@@ -49,6 +51,8 @@ class RetrievedOut(BaseModel):
 class UsageOut(BaseModel):
     total_tokens: int = Field(description="what the answer cost, charged to the token's --ask-cap")
     reported_by_provider: bool = Field(description="false: the provider reported no usage, so it was counted here")
+    reserved_tokens: int = Field(description="the most the question could cost (prompt + the longest answer "
+                                             "allowed), held against the cap until the answer's cost replaced it")
 
 
 class AnswerOut(BaseModel):
@@ -66,17 +70,23 @@ class AnswerOut(BaseModel):
     "/ask",
     response_model=AnswerOut,
     summary="Ask a question; the answer cites the retrieved blocks it rests on, each a reference you can fetch",
-    responses=problems(_403="ask-cap-reached: this token's spending cap is used up (or insufficient-scope)",
+    responses=problems(_403="ask-cap-reached: this token's spending cap cannot hold what the question may cost "
+                            "(or insufficient-scope)",
                        _422="validation-failed: the question is missing or too long",
                        _429="rate-limited: 20 questions a minute per person",
                        _502="provider-unavailable (retryable): the model provider is down, timed out, failed or "
                             "answered no completion; provider-refused: it refused the deployment's request",
                        _503="provider-not-configured: this deployment has no model provider"),
 )
-def ask(request: Request, caller: Authenticated, body: AskIn) -> Response:
+async def ask(request: Request, caller: Authenticated, body: AskIn) -> Response:
     principal = caller.principal
     principal.require(SEARCH_READ, NOTES_READ)
     state = request.app.state
     state.rate_limiter.hit(f"ask:{principal.rate_key}", QUESTIONS_PER_MINUTE, what="questions")
-    answer = state.deployment.ask.ask(principal, body.question, state.outbound_env.policy(principal))
-    return json_response(answer.as_dict())
+
+    def answer() -> Response:
+        answered = state.deployment.ask.ask(principal, body.question, state.outbound_env.policy(principal))
+        return json_response(answered.as_dict())
+
+    # A paid call: a retry under the key gets the answer already paid for, not a second charge.
+    return await mutate_with(request, caller, body, answer)

@@ -4,15 +4,16 @@ Parse, call AttachmentService, render."""
 
 from __future__ import annotations
 
+import hashlib
 from typing import Annotated
 from urllib.parse import quote
 
 from fastapi import APIRouter, Path, Query, Request
-from fastapi.concurrency import run_in_threadpool
 from starlette.responses import Response
 
+from fastpad.api.idempotency import key_from
 from fastpad.api.openapi import problems
-from fastpad.api.routes.common import Authenticated, json_response, nowhere
+from fastpad.api.routes.common import Authenticated, json_response, mutate, nowhere
 from fastpad.api.schemas import Ulid
 from fastpad.knowledge.attachments import ATTACHMENTS_PATH, MAX_ATTACHMENT_BYTES
 from fastpad.store.imports import AttachmentRow
@@ -34,12 +35,15 @@ async def upload_attachment(request: Request, caller: Authenticated,
                             name: Annotated[str, Query(max_length=255, description="the file's name",
                                                        json_schema_extra={"pattern": r"^[^/\\]+$"})] = "file"
                             ) -> Response:
-    if caller.elsewhere:
-        raise nowhere()
     data = await request.body()
-    stored = await run_in_threadpool(request.app.state.deployment.attachments.upload, caller.principal, data,
-                                     media_type=request.headers.get("content-type", ""), name=name)
-    return json_response(_as_dict(stored), 201, {"location": f"/v1/attachments/{stored.id}"})
+
+    def execute() -> Response:
+        stored = request.app.state.deployment.attachments.upload(
+            caller.principal, data, media_type=request.headers.get("content-type", ""), name=name)
+        return json_response(_as_dict(stored), 201, {"location": f"/v1/attachments/{stored.id}"})
+
+    return await mutate(request, caller, key=key_from(request, None), execute=execute,
+                        fingerprint_body={"name": name, "sha256": hashlib.sha256(data).hexdigest()})
 
 
 @router.get(

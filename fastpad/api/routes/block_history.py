@@ -7,12 +7,12 @@ from __future__ import annotations
 from typing import Annotated, Any
 
 from fastapi import APIRouter, Path, Request
-from fastapi.concurrency import run_in_threadpool
 from pydantic import BaseModel, Field
 from starlette.responses import Response
 
+from fastpad.api.idempotency import key_from
 from fastpad.api.openapi import problems
-from fastpad.api.routes.common import Authenticated, json_response, nowhere
+from fastpad.api.routes.common import Authenticated, json_response, mutate, nowhere
 from fastpad.api.schemas import Ulid
 
 router = APIRouter(prefix="/v1", tags=["notes"])
@@ -98,8 +98,8 @@ def note_provenance(request: Request, note_id: NoteParam, caller: Authenticated)
 )
 async def mark_block_reviewed(request: Request, note_id: NoteParam, block_id: BlockParam,
                               caller: Authenticated) -> Response:
-    if caller.elsewhere:
-        raise nowhere()
-    state = await run_in_threadpool(request.app.state.deployment.block_review.mark_reviewed, caller.principal,
-                                    note_id, block_id)
-    return json_response(state.as_dict())
+    def execute() -> Response:
+        marked = request.app.state.deployment.block_review.mark_reviewed(caller.principal, note_id, block_id)
+        return json_response(marked.as_dict())
+
+    return await mutate(request, caller, key=key_from(request, None), fingerprint_body={}, execute=execute)

@@ -19,14 +19,13 @@ from pathlib import Path as FilePath
 from typing import Annotated, Any, Literal
 
 from fastapi import APIRouter, Path, Query, Request
-from fastapi.concurrency import run_in_threadpool
 from pydantic import BaseModel, Field, ValidationError
 from starlette.responses import Response
 
 from fastpad.api.idempotency import key_from
 from fastpad.api.openapi import problems
 from fastpad.api.problems import UnsupportedMediaType, field_errors_from_validation
-from fastpad.api.routes.common import Authenticated, json_response, media_type, mutate, nowhere
+from fastpad.api.routes.common import Authenticated, json_response, media_type, mutate, mutate_with, nowhere
 from fastpad.api.schemas import IdempotencyKey, Ulid
 from fastpad.errors import ValidationFailed
 from fastpad.importers.service import MAX_LEDGER_PAGE, MAX_PART_BYTES, MAX_UPLOAD_BYTES, ImportService
@@ -199,7 +198,8 @@ async def put_archive_part(request: Request, import_id: ImportId, caller: Authen
         view = service.append(caller.principal, import_id, offset=offset, data=data)
         return json_response(_out(view), 200 if view.status == "uploading" else 202, _location(view))
 
-    return await mutate(request, caller, key=None, fingerprint_body={}, execute=write)
+    return await mutate(request, caller, key=key_from(request, None), execute=write,
+                        fingerprint_body={"offset": offset, "sha256": hashlib.sha256(data).hexdigest()})
 
 
 @router.get("/imports/{import_id}", response_model=ImportOut,
@@ -249,6 +249,7 @@ async def cancel_import(request: Request, import_id: ImportId, caller: Authentic
 class VerifyIn(BaseModel):
     folder: str | None = Field(default=None, max_length=1000,
                                description="only the notes under this folder of the archive (default: all of them)")
+    idempotencyKey: IdempotencyKey | None = None
 
 
 class VerificationOut(BaseModel):
@@ -262,12 +263,14 @@ class VerificationOut(BaseModel):
 def _verification(action: str, summary: str) -> None:
     async def endpoint(request: Request, import_id: ImportId, caller: Authenticated,
                        body: VerifyIn | None = None) -> Response:
-        if caller.elsewhere:
-            raise nowhere()
-        verification = request.app.state.deployment.import_verification
-        done = await run_in_threadpool(getattr(verification, action), caller.principal, import_id,
-                                       folder=body.folder if body else None)
-        return json_response(done.as_dict())
+        body = body or VerifyIn()
+
+        def execute() -> Response:
+            verification = request.app.state.deployment.import_verification
+            done = getattr(verification, action)(caller.principal, import_id, folder=body.folder)
+            return json_response(done.as_dict())
+
+        return await mutate_with(request, caller, body, execute)
 
     router.add_api_route(f"/imports/{{import_id}}/{action}", endpoint, methods=["POST"], summary=summary,
                          response_model=VerificationOut, name=f"{action}_import",

@@ -16,10 +16,11 @@ from fastapi import APIRouter, Path, Request
 from fastapi.concurrency import run_in_threadpool
 from starlette.responses import Response
 
+from fastpad.api.idempotency import key_from
 from fastpad.api.negotiation import choose
 from fastpad.api.openapi import problems
 from fastpad.api.problems import problem_response
-from fastpad.api.routes.common import Authenticated, NoteId, json_response, nowhere
+from fastpad.api.routes.common import Authenticated, NoteId, json_response, mutate, nowhere
 from fastpad.errors import NotFound
 from fastpad.knowledge.publishing import PublicNote, Publication
 from fastpad.web.public_page import public_page
@@ -48,13 +49,13 @@ async def publication(request: Request, note_id: NoteId, caller: Authenticated) 
             responses=problems(_403="policy-denied: publishing is for a signed-in person, never a bearer credential",
                                _404="not-found", _409="conflict: the note is in the trash"))
 async def publish(request: Request, note_id: NoteId, caller: Authenticated) -> Response:
-    return await _publication(request, note_id, caller, _publishing(request).publish)
+    return await _change_publication(request, note_id, caller, _publishing(request).publish)
 
 
 @router.delete("/v1/notes/{note_id}/publication", summary="Unpublish the note (a signed-in person only)",
                responses=problems(_403="policy-denied: unpublishing is for a signed-in person", _404="not-found"))
 async def unpublish(request: Request, note_id: NoteId, caller: Authenticated) -> Response:
-    return await _publication(request, note_id, caller, _publishing(request).unpublish)
+    return await _change_publication(request, note_id, caller, _publishing(request).unpublish)
 
 
 async def _publication(request: Request, note_id: str, caller: Any, act: Callable[..., Publication]) -> Response:
@@ -63,6 +64,14 @@ async def _publication(request: Request, note_id: str, caller: Any, act: Callabl
         raise nowhere("No such note in the named workspace.")
     shown = await run_in_threadpool(act, caller.principal, note_id)
     return json_response(shown.as_dict(request.app.state.base_url))
+
+
+async def _change_publication(request: Request, note_id: str, caller: Any, act: Callable[..., Publication]) -> Response:
+    """Publish or unpublish under the request's ``Idempotency-Key`` (these routes take no body)."""
+    def execute() -> Response:
+        return json_response(act(caller.principal, note_id).as_dict(request.app.state.base_url))
+
+    return await mutate(request, caller, key=key_from(request, None), fingerprint_body={}, execute=execute)
 
 
 @router.get("/n/{note_id}", summary="A published note: HTML, or its canonical Markdown (Accept: text/markdown)",

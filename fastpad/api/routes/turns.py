@@ -20,12 +20,12 @@ from starlette.responses import Response
 
 from fastpad.api.auth import Caller, authenticate
 from fastpad.api.routes.common import (JSON, FloorQuery, NoteId, invalid_json, json_response, media_type,
-                                       mutate_with, nowhere)
-from fastpad.api.idempotency import REPLAYED_HEADER
+                                       mutate, mutate_with, nowhere)
+from fastpad.api.idempotency import REPLAYED_HEADER, key_from
 from fastpad.api.openapi import problems
 from fastpad.api.problems import field_errors_from_validation
 from fastpad.api.schemas import IdempotencyKey, Ulid
-from fastpad.errors import UnsupportedMediaType, ValidationFailed
+from fastpad.errors import FieldError, UnsupportedMediaType, ValidationFailed
 from fastpad.knowledge.trust import floor_for
 from fastpad.review.turns import STATUS_FILTERS, Decision, TurnReview, conflict_as_dict
 
@@ -48,9 +48,26 @@ class ProposalIn(_Strict):
     ops: list[dict[str, Any]] = Field(description="insert_after, insert_before, replace_block, delete, add_edge, "
                                                   "add_event, move_event")
     expected_frontier: str = Field(description="the frontier GET …/handles returned")
-    idempotency_key: str = Field(description="required: a retry under the same key returns the same turn")
+    idempotencyKey: IdempotencyKey | None = Field(
+        default=None, description="required here or as the Idempotency-Key header: a retry under the same key "
+                                  "returns the same turn")
+    idempotency_key: IdempotencyKey | None = Field(
+        default=None, description="the same key under its earlier spelling (fastpad_propose's), still read")
     dry_run: bool = False
     source_block_ids: list[Ulid] = Field(default_factory=list, description="blocks the proposal draws from")
+
+    def key(self, request: Request) -> str:
+        """The one key the body's two spellings and the header name (they must agree), or a 422."""
+        spellings = {k for k in (self.idempotencyKey, self.idempotency_key) if k is not None}
+        if len(spellings) > 1:
+            raise ValidationFailed(detail="idempotencyKey and idempotency_key differ",
+                                   field_errors=[FieldError("idempotency_key", "mismatch", "must equal idempotencyKey")])
+        key = key_from(request, next(iter(spellings), None))
+        if key is None:
+            raise ValidationFailed(
+                detail="A proposal needs an idempotency key: a retry under it returns the same turn.",
+                field_errors=[FieldError("idempotencyKey", "required", "idempotencyKey or the Idempotency-Key header")])
+        return key
 
 
 class AcceptIn(_Strict):
@@ -96,14 +113,15 @@ def _review(request: Request) -> Any:
 
 
 @router.post("/v1/agent-sessions", status_code=201, summary="Open an agent session (handles and proposals need one)")
-def open_agent_session(request: Request, caller: Authenticated) -> Response:
-    if caller.elsewhere:
-        raise nowhere("No such turn or note in the named workspace.")
-    review = _review(request)
-    session = review.open_session(caller.principal)
-    claims = review.check_session(caller.principal, session)
-    return json_response({"session": session, "expires_at": claims.expires_at.isoformat()}, 201,
-                 {"cache-control": "no-store"})
+async def open_agent_session(request: Request, caller: Authenticated) -> Response:
+    def execute() -> Response:
+        review = _review(request)
+        session = review.open_session(caller.principal)
+        claims = review.check_session(caller.principal, session)
+        return json_response({"session": session, "expires_at": claims.expires_at.isoformat()}, 201,
+                             {"cache-control": "no-store"})
+
+    return await mutate(request, caller, key=key_from(request, None), fingerprint_body={}, execute=execute)
 
 
 @router.get(
@@ -146,10 +164,11 @@ async def propose(request: Request, note_id: NoteId, caller: Authenticated, sess
     if caller.elsewhere:
         raise nowhere("No such turn or note in the named workspace.")
     body: ProposalIn = await _body(request, ProposalIn, required=True)
+    key = body.key(request)
 
     def execute() -> Response:
         turn = _review(request).propose(
-            caller.principal, session, note_id, body.ops, body.expected_frontier, body.idempotency_key,
+            caller.principal, session, note_id, body.ops, body.expected_frontier, key,
             dry_run=body.dry_run, source_block_ids=body.source_block_ids,
         )
         if turn.dry_run:
@@ -159,7 +178,11 @@ async def propose(request: Request, note_id: NoteId, caller: Authenticated, sess
             headers[REPLAYED_HEADER] = "true"
         return json_response(turn.as_dict(), 200 if turn.replayed else 201, headers)
 
-    return await run_in_threadpool(execute)
+    if body.dry_run:  # writes nothing, so nothing to replay: the same key may then store it
+        return await run_in_threadpool(execute)
+    # The turn is the service's once per key (across surfaces); the first answer is this route's, verbatim.
+    return await mutate(request, caller, key=key, execute=execute,
+                        fingerprint_body=body.model_dump(exclude={"idempotencyKey", "idempotency_key"}))
 
 
 # ---------------------------------------------------------------------- /v1/turns

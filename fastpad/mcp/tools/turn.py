@@ -4,10 +4,12 @@ or accept it (only under ``turns:accept``, and only prose; otherwise
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from fastpad.errors import FieldError, ValidationFailed
 from fastpad.mcp import schemas as s
+from fastpad.mcp.keys import KEY_ARGUMENT, once
 from fastpad.mcp.tool import Call, ToolOutput, ToolSpec
 from fastpad.mcp.tools.turn_views import TURN_ID, diff_views, turn_view
 from fastpad.review.turns import STATUS_FILTERS
@@ -44,10 +46,22 @@ def run(call: Call) -> ToolOutput:
         return ToolOutput(data, key="diffs", items=diff_views(shown.turn), item_id=lambda d: d["block_id"],
                           notice=True)
     if action == "abandon":
-        return ToolOutput({"turn": turn_view(review.abandon(principal, turn_id))})
-    decision = review.accept(principal, turn_id, block_ids=args.get("block_ids"))
-    return ToolOutput({"turn": turn_view(decision.turn), "frontier": decision.frontier,
-                       "landed_block_ids": list(decision.landed_block_ids), "merged": decision.merged})
+        return _decided(call, lambda: ToolOutput({"turn": turn_view(review.abandon(principal, turn_id))}))
+
+    def accept() -> ToolOutput:
+        decision = review.accept(principal, turn_id, block_ids=args.get("block_ids"))
+        return ToolOutput({"turn": turn_view(decision.turn), "frontier": decision.frontier,
+                           "landed_block_ids": list(decision.landed_block_ids), "merged": decision.merged})
+
+    return _decided(call, accept)
+
+
+def _decided(call: Call, decide: Callable[[], ToolOutput]) -> ToolOutput:
+    """A decision once per idempotency_key; a replay's turn says ``replayed``, as fastpad_propose's does."""
+    output, replayed = once(call, decide)
+    if replayed:
+        output.data["turn"] = {**output.data["turn"], "replayed": True}
+    return output
 
 
 def _read_only(principal: Principal) -> bool:
@@ -72,6 +86,7 @@ TOOL = ToolSpec(
         "block_ids": s.STRS,
         "status": s.desc(s.enum(*STATUS_FILTERS), "list: only these (waiting: something still undecided)"),
         "cursor": s.CURSOR,
+        KEY_ARGUMENT: s.desc(s.STR, "abandon, accept: a retry under the same key returns the first answer"),
     }, "session"),
     output_schema=s.outputs({"turn": s.OBJ, "turns": s.array(s.OBJ), "diffs": s.array(s.OBJ), **s.BUDGET}),
     run=run,
