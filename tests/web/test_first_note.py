@@ -25,7 +25,7 @@ TITLE = "Written before an account"
 def wait_kept(page: Any) -> None:
     """Until the top bar says the note is in this browser's storage, with no write outstanding."""
     page.wait_for_function("() => document.querySelector('.sync-status')?.dataset.state === 'saved'"
-                           " && window.fastpad?.notes?.pending.size === 0")
+                           " && window.fastpad?.notes?.writing === false")
 
 
 def local_texts(page: Any) -> list[str]:

@@ -36,9 +36,9 @@ class LocalApp {
     this._buildShell();
     this.notes.listen((message) => this._fromOtherTab(message));
     window.addEventListener("beforeunload", (event) => {
-      if (this.notes.persistent || !this._written()) return;
+      if ((this.notes.persistent && !this.refused) || !this._written()) return;
       event.preventDefault();
-      event.returnValue = STATUS.volatile[1];
+      event.returnValue = STATUS[this.refused ? "failed" : "volatile"][1];
     });
     const [latest] = await this.notes.list();
     await this.open(latest?.noteId ?? (await this._begin()));
@@ -81,14 +81,18 @@ class LocalApp {
     await this._renderOthers();
   }
 
-  // Every local change, in order, to the device; "saved" once all of them are there.
+  // Every local change, in order, to the device; "saved" once none is still being written. One
+  // refused write leaves the note incomplete there for good, and the bar says so from then on.
   _save(bytes) {
     const written = this.notes.append(this.noteId, bytes, this.model.title);
-    if (!this.notes.persistent) return;
+    if (!this.notes.persistent || this.refused) return;
     this._setStatus("saving");
-    written.then(() => this.notes.settled()).then(
-      () => this.notes.pending.size === 0 && this._setStatus("saved"),
-      () => this._setStatus("failed"),
+    written.then(
+      () => !this.refused && !this.notes.writing && this._setStatus("saved"),
+      () => {
+        this.refused = true;
+        this._setStatus("failed");
+      },
     );
   }
 

@@ -6,7 +6,7 @@
 //   a head (its title and when it was last written: what the list shows) and a log of the Loro
 //   updates typed into it. Every update is appended in a transaction of its own, committed at
 //   once without reading anything first, so one typed as the tab closes still lands; the page
-//   says the note is saved only once every append it issued has completed (`settled`).
+//   says the note is saved only once no append it issued is still being written (`writing`).
 // - Opening a note folds a long log into its snapshot, in one transaction: a crash leaves the
 //   old pair or the new one.
 // - Tabs of this browser share what they write through a BroadcastChannel: a tab imports another's
@@ -50,15 +50,15 @@ function transact(db, names, work, { commit = false } = {}) {
   return new Promise((resolve, reject) => {
     const transaction = db.transaction(names, "readwrite");
     const stores = Object.fromEntries(names.map((name) => [name, transaction.objectStore(name)]));
-    const result = work(stores);
+    work(stores);
     if (commit) transaction.commit?.();
-    transaction.oncomplete = () => resolve(result);
+    transaction.oncomplete = () => resolve();
     transaction.onerror = () => reject(transaction.error);
     transaction.onabort = () => reject(transaction.error ?? new Error("aborted"));
   });
 }
 
-// What both stores share: the channel between tabs, and `settled`.
+// What both stores share: the channel between tabs, and what is still being written.
 class LocalNotes {
   constructor() {
     this.pending = new Set(); // appends issued and not yet committed
@@ -83,9 +83,9 @@ class LocalNotes {
     return written;
   }
 
-  // Resolves once every append issued so far has been written; rejects if one failed.
-  settled() {
-    return Promise.all([...this.pending]);
+  // Whether an append issued is still being written.
+  get writing() {
+    return this.pending.size > 0;
   }
 
   // The note left this browser for a workspace: gone here, and from every other tab.
