@@ -95,6 +95,13 @@ class NoteCreate(_Strict):
     The same route takes ``Content-Type: text/markdown`` with the Markdown as the body.
     """
 
+    id: Ulid | None = Field(
+        default=None,
+        description="the note's id, minted by the client (a note written in a browser before its author had an "
+                    "account keeps its id when adopted); omitted → minted here. An id this workspace already holds "
+                    "is a 409 conflict with reason exists; one held anywhere else, reason id_taken. A person's "
+                    "notes only: an agent's new note is a proposal, whose id is minted when it is proposed",
+    )
     title: str = Field(default="", max_length=MAX_TITLE_CHARS)
     markdown: str | None = None
     blocks: list[BlockIn] | None = None

@@ -280,6 +280,11 @@ class NoteService:
         — a capture, an import — is not its words and is created directly, ``inbound_untrusted``."""
         if principal.kind == "agent" and principal.origin is Origin.AGENT_WRITTEN and not fields.get("inbound"):
             principal.require_whole_workspace(_CREATES_NO_NOTES)
+            if fields.get("note_id") is not None:
+                raise ValidationFailed(
+                    detail="an agent's new note is a proposal: its id is minted when it is proposed, never chosen",
+                    field_errors=[FieldError("id", "person_only", "omit it: a client-chosen id is for a person's note")],
+                )
             if self.agent_creations is None:
                 raise PolicyDenied(detail="agents cannot create notes on this server", extra={"reason": "agents_propose"})
             return self.agent_creations(principal, fields)
@@ -350,8 +355,12 @@ class NoteService:
         old id to its new one. Ids no other note holds are kept.
 
         ``note_id`` is an id minted earlier for this note — an import remembers the ids it
-        minted, so a retry creates the same note with the same ids, and an accepted proposal
-        creates the note it proposed; a note that already has it is a Conflict. ``inbound``
+        minted, so a retry creates the same note with the same ids, an accepted proposal
+        creates the note it proposed, and a note written in a browser before its author had an
+        account is adopted under the id the browser gave it, so a second adoption of it (another
+        tab, a retry under a new session) creates nothing. A note of this workspace that already
+        has it is a Conflict (reason ``exists``); a note of another workspace, a Conflict with
+        reason ``id_taken`` from the store (note ids are unique across the deployment). ``inbound``
         (an import's) says the content arrived from outside a keystroke: its blocks are
         ``inbound_untrusted`` whoever sends them (it can only lower trust, never raise it)."""
         principal.require(NOTES_WRITE)

@@ -26,7 +26,7 @@ from functools import cached_property
 from pathlib import Path
 from typing import Any, ClassVar
 
-from fastpad.errors import NotFound, StaleFrontier
+from fastpad.errors import Conflict, NotFound, StaleFrontier
 from fastpad.store import claims
 from fastpad.store.feed import FeedLog
 from fastpad.store.feed_signal import feed_commits
@@ -618,9 +618,9 @@ class WorkspaceTx:
         Returns the change-feed seq. ``previous_blocks`` is the projection the
         caller read in this transaction, if it has it (saves a read).
 
-        Raises NotFound for a missing note and StaleFrontier when the stored
-        frontier is not ``w.expected_frontier``; the caller's transaction then
-        rolls back with nothing written.
+        Raises NotFound for a missing note, StaleFrontier when the stored
+        frontier is not ``w.expected_frontier``, and Conflict when a create's note id
+        is taken; the caller's transaction then rolls back with nothing written.
         """
         self._w()
         d = self._d
@@ -629,15 +629,21 @@ class WorkspaceTx:
             if w.snapshot is None or w.frontier is None:
                 raise ValueError("a create needs a snapshot and a frontier")
             seq = 1 if w.update is not None else 0
-            self._x(
+            # A note id is unique across the deployment, and a client may choose one (a note adopted
+            # from a browser): one held by any workspace — this transaction cannot see the others' —
+            # inserts nothing here, and is a typed Conflict rather than an integrity error.
+            inserted = self._x(
                 "INSERT INTO notes (id, workspace_id, title, types, properties, frontier, op_seq,"
                 " created_by_kind, created_by_id, archived_at, trashed_at, created_at, updated_at)"
-                " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, NULL, NULL, ?, ?)",
+                " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, NULL, NULL, ?, ?) ON CONFLICT (id) DO NOTHING RETURNING id",
                 (
                     w.note_id, self.workspace_id, w.title or "", d.js(list(w.types or ())),
                     d.js(dict(w.properties or {})), w.frontier, seq, w.actor.kind, w.actor.id, at, at,
                 ),
-            )
+            ).fetchone()
+            if inserted is None:
+                raise Conflict(detail=f"the note id {w.note_id} is taken: choose another",
+                               extra={"reason": "id_taken", "note_id": w.note_id})
             self._x("INSERT INTO note_snapshots (note_id, workspace_id, snapshot) VALUES (?, ?, ?)",
                     (w.note_id, self.workspace_id, w.snapshot))
             previous_blocks = []

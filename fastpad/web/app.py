@@ -4,7 +4,9 @@ and its service worker.
 The app itself (``web/src``, built into ``fastpad/web/static``) talks to the server only
 through the published HTTP API, with the session cookie and the CSRF token this shell
 hands it. So the server's part is small: a signed-in person asking for ``/``,
-``/notes/{id}``, ``/inbox``… gets the shell; a signed-out one is sent to sign in and back.
+``/notes/{id}``, ``/inbox``… gets the shell; a signed-out one is sent to sign in and back,
+except at ``/``, where the same shell opens a note kept only in the browser (the first note,
+before an account), which the app adopts into the workspace on its first signed-in start.
 
 The shell's CSP allows scripts from this origin and the Loro wasm (``'wasm-unsafe-eval'``)
 and nothing else: no inline script, no CDN, no third-party font. The bundle's files are
@@ -40,6 +42,7 @@ SHELL_HEADERS = {
 # The paths the app's router owns (ROUTES in web/src/app/app.js): each is the same shell.
 APP_PATHS = ("/", "/notes/{note_id}", "/inbox", "/archive", "/trash", "/types", "/types/{type_name}", "/search", "/import",
              "/collections/{collection_id}", "/folders/{folder:path}")
+LOCAL_SHELL_HEADER = "x-fastpad-local-shell"
 _MEDIA = {".js": "text/javascript", ".css": "text/css", ".wasm": "application/wasm", ".json": "application/json"}
 
 
@@ -52,14 +55,20 @@ def manifest() -> dict[str, str]:
 def shell(request: Request) -> Response:
     session = signed_in(request)
     if session is None:
-        return to_signin(request)
+        # Signed out, `/` is the first note, written before an account: it lives in this browser
+        # only (web/src/local) until a sign-in adopts it. Every other page needs the account.
+        return _page({"signedIn": False}, local=True) if request.url.path == "/" else to_signin(request)
     principal, session_id = session
     deployment = request.app.state.deployment
-    config = {
+    return _page({
+        "signedIn": True,
         "csrfToken": deployment.people.csrf_token(session_id),
         "workspaceId": principal.workspace_id,
         "personId": principal.principal_id,
-    }
+    })
+
+
+def _page(config: dict[str, object], *, local: bool = False) -> Response:
     assets = manifest()
     # JSON inside <script type="application/json"> is data, never run; "<" is escaped so
     # no string in it can close the element.
@@ -78,7 +87,9 @@ def shell(request: Request) -> Response:
         '<script type="module" src="/static/{js}"></script></body></html>',
         css=assets["main.css"], js=assets["main.js"], wasm=assets["loro_wasm_bg.wasm"], config=Markup(data),
     )
-    return HTMLResponse(str(page), headers=dict(SHELL_HEADERS))
+    # The service worker keeps the signed-in shell for offline use, never this one (see sw.js).
+    headers = {**SHELL_HEADERS, LOCAL_SHELL_HEADER: "1"} if local else dict(SHELL_HEADERS)
+    return HTMLResponse(str(page), headers=headers)
 
 
 for _path in APP_PATHS:

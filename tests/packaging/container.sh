@@ -65,7 +65,9 @@ first_start() {
 import sys, httpx
 base = f"http://127.0.0.1:{sys.argv[1]}"
 with httpx.Client(base_url=base, timeout=10) as browser:
-    assert browser.get("/").status_code == 303, "signed out, the app sends you to sign in"
+    signed_out = browser.get("/")  # the first note, kept in the browser before an account
+    assert signed_out.status_code == 200 and '"signedIn": false' in signed_out.text, signed_out.status_code
+    assert browser.get("/inbox").status_code == 303, "signed out, the app's other pages send you to sign in"
     signed_in = browser.post("/v1/session", json={"email": "owner@localhost", "password": sys.argv[2]})
     assert signed_in.status_code == 201, signed_in.text
     page = browser.get("/")

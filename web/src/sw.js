@@ -38,7 +38,9 @@ self.addEventListener("fetch", (event) => {
       Promise.resolve(event.preloadResponse)
         .then((preloaded) => preloaded ?? fetch(event.request))
         .then((response) => {
-          if (response.ok && !response.redirected) caches.open(CACHE).then((cache) => cache.put(SHELL, response.clone()));
+          // The signed-out shell (a note kept in this browser only) is never the one to reopen offline.
+          const keep = response.ok && !response.redirected && !response.headers.has("x-fastpad-local-shell");
+          if (keep) caches.open(CACHE).then((cache) => cache.put(SHELL, response.clone()));
           return response;
         })
         .catch(() => caches.match(SHELL).then((hit) => hit ?? Response.error())),

@@ -67,7 +67,8 @@ _CREATE_BODY = {
                                     "Location names the turn. A token with auto-apply gets 201: the note landed "
                                     "unreviewed and is listed on Agent activity"},
                **problems(_403="insufficient-scope: an agent's new note is a proposal and needs notes:propose",
-                          _409="idempotency-conflict: the key was used with another body",
+                          _409="conflict: the id given is a note's already (reason exists: this workspace's; "
+                               "id_taken: another's), or idempotency-conflict: the key was used with another body",
                           _415="unsupported-media-type: neither JSON nor Markdown")},
 )
 async def create_note(request: Request, caller: Authenticated) -> Response:
@@ -174,6 +175,8 @@ def _create_kwargs(body: NoteCreate) -> dict[str, Any]:
             field_errors=[FieldError("markdown", "exclusive", "markdown and blocks are mutually exclusive")],
         )
     kwargs: dict[str, Any] = {"title": body.title, "types": tuple(body.types), "properties": body.properties}
+    if body.id is not None:
+        kwargs["note_id"] = body.id
     if body.markdown is not None:
         kwargs["markdown"] = body.markdown
     if body.blocks is not None:

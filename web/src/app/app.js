@@ -4,6 +4,8 @@
 import { Api } from "../sync/api.js";
 import { openDeviceStore } from "../sync/device_store.js";
 import { ChangeFeed } from "../sync/feed.js";
+import { adoptLocalNotes } from "../local/adopt.js";
+import { openLocalNotes } from "../local/note_store.js";
 import { el, fill, idempotencyKey, link } from "./dom.js";
 import { CollectionsIndex } from "./collections_index.js";
 import { explain } from "./explain.js";
@@ -42,18 +44,18 @@ export function prefetchFor(api, path) {
   if (note) api.prefetch(`/v1/notes/${note[1]}/snapshot`, { accept: "application/octet-stream" });
 }
 
-export async function startApp(root, config, { api = new Api({ csrfToken: config.csrfToken }), store = openDeviceStore() } = {}) {
+export async function startApp(root, config, { api = new Api({ csrfToken: config.csrfToken }), store = openDeviceStore(), localNotes = openLocalNotes() } = {}) {
   store = await store;
   const feed = new ChangeFeed(api);
-  const app = new App(root, { api, store, feed, config });
+  const app = new App(root, { api, store, feed, config, localNotes });
   await app.start();
   window.fastpad = app; // for the browser tests and the benchmark: the app's own handles
   return app;
 }
 
 class App {
-  constructor(root, { api, store, feed, config }) {
-    Object.assign(this, { root, api, store, feed, config });
+  constructor(root, { api, store, feed, config, localNotes }) {
+    Object.assign(this, { root, api, store, feed, config, localNotes });
     this.index = new NotesIndex(api, feed);
     this.proposals = new WaitingProposals(api, feed);
     this.collections = new CollectionsIndex(api, feed);
@@ -78,7 +80,19 @@ class App {
         this.palette.toggle();
       }
     });
+    await this._adoptLocalNotes();
     await this.route();
+  }
+
+  // The notes written in this browser before the person signed in become theirs, once; the one
+  // written to last opens, if they came to the home page (as "Sign in to keep it" brings them).
+  async _adoptLocalNotes() {
+    const { adopted, failed } = await adoptLocalNotes(this.api, await this.localNotes);
+    if (failed) this.flash(explain(failed, "A note written before you signed in stays in this browser for now; it is adopted at the next start"));
+    if (!adopted.length) return;
+    adopted.forEach((note) => this.index.put(note));
+    if (location.pathname === "/") history.replaceState(null, "", `/notes/${adopted[0].id}`);
+    this.flash(adopted.length === 1 ? "The note you wrote before signing in is in your workspace now." : `The ${adopted.length} notes you wrote before signing in are in your workspace now.`);
   }
 
   _buildShell() {

@@ -4,6 +4,7 @@
 import { EditorView } from "../../editor/view.js";
 import { NoteProperties } from "./note_properties.js";
 import { NoteReview } from "./note_review.js";
+import { noteTitle } from "./note_title.js";
 import { CollectionView, EMBED_LANGUAGE } from "../collection_view.js";
 import { NoteSync } from "../../sync/note_sync.js";
 import { explain } from "../explain.js";
@@ -78,19 +79,7 @@ export class NotePage {
 
   _build() {
     const app = this.app;
-    this.title = el("h1", { class: "note-title", contenteditable: "plaintext-only", spellcheck: true, "aria-label": "Title", dataset: { placeholder: "Untitled" } });
-    this.title.textContent = this.model.title;
-    this.title.addEventListener("input", () => {
-      this.model.setTitle(this.title.textContent.replace(/\n/g, " "));
-      this._renderTitle();
-    });
-    this.title.addEventListener("keydown", (event) => {
-      if (event.key === "Enter") {
-        event.preventDefault();
-        const first = this.model.ids()[0];
-        if (first) this.editor.focusBlock(first, 0);
-      }
-    });
+    this.title = noteTitle(this.model, { changed: () => this._renderTitle(), focusBlock: (id) => this.editor.focusBlock(id, 0) });
     this.meta = el("div", { class: "note-meta" });
     this.actions = el("div", { class: "note-actions" });
     this.banner = el("div", { class: "banner", role: "status", hidden: true });
