@@ -21,9 +21,10 @@ from argon2.exceptions import InvalidHashError, VerificationError, VerifyMismatc
 
 from fastpad.errors import Conflict, FieldError, NotFound, PolicyDenied, Unauthenticated, ValidationFailed
 from fastpad.notes.ids import new_id
+from fastpad.security.audit import ANONYMOUS, SIGN_IN, SIGN_IN_FAILED, record
 from fastpad.security.principals import Principal
 from fastpad.security.scopes import SESSION_SCOPES
-from fastpad.store import PersonRow, SessionRow, Store, utcnow
+from fastpad.store import PersonRow, SessionRow, Store, WorkspaceRow, utcnow
 
 SESSION_TTL = timedelta(days=14)
 SESSION_TOUCH_GRANULARITY = timedelta(minutes=5)
@@ -212,23 +213,37 @@ class PeopleService:
         found = self.store.login_lookup(email)
         if found is None or found[1] is None:
             self._burn(password)
-            raise failure
+            raise failure  # no account: no workspace whose log it belongs in
         person_id, stored = found
-        try:
-            self.hasher.verify(stored, password)
-        except (VerifyMismatchError, VerificationError, InvalidHashError):
-            raise failure from None
         memberships = self.store.memberships(person_id)
         if workspace_id is not None:
             memberships = [(w, r) for w, r in memberships if w.id == workspace_id]
+        try:
+            self.hasher.verify(stored, password)
+        except (VerifyMismatchError, VerificationError, InvalidHashError):
+            self._signed_in(memberships, person_id, None)
+            raise failure from None
         if not memberships:
             raise failure
         workspace = memberships[0][0].id
-        if self.hasher.check_needs_rehash(stored):
-            rehashed = self.hasher.hash(password)
-            with self.store.write(workspace) as tx:
-                tx.set_password_hash(person_id, rehashed)
-        return Principal.person(workspace, person_id, scopes=SESSION_SCOPES)
+        principal = Principal.person(workspace, person_id, scopes=SESSION_SCOPES)
+        rehashed = self.hasher.hash(password) if self.hasher.check_needs_rehash(stored) else None
+        self._signed_in(memberships[:1], person_id, principal, rehashed)
+        return principal
+
+    def _signed_in(self, memberships: list[tuple[WorkspaceRow, str]], person_id: str, principal: Principal | None,
+                   rehashed: str | None = None) -> None:
+        """Record a sign-in (``principal``) in its workspace, or a failed one — a wrong password
+        for this account — in every workspace it was aimed at, each in a short transaction."""
+        for workspace, _ in memberships:
+            with self.store.write(workspace.id) as tx:
+                if rehashed is not None:
+                    tx.set_password_hash(person_id, rehashed)
+                if principal is not None:
+                    record(tx, principal, SIGN_IN, target=person_id, at=self.clock())
+                else:
+                    record(tx, ANONYMOUS, SIGN_IN_FAILED, target=person_id, details={"reason": "wrong_password"},
+                           at=self.clock())
 
     def _burn(self, password: str) -> None:
         if self._dummy_hash is None:
