@@ -41,6 +41,7 @@ from fastpad.knowledge.schema import Schema
 from fastpad.knowledge.types import TypeService
 from fastpad.knowledge.values import InvalidValue, index_entries
 from fastpad.notes import Block, new_id
+from fastpad.security.audit import IMPORT_FINISH, record
 from fastpad.security.principals import Principal
 from fastpad.store import Store
 from fastpad.store.imports import AttachmentRow, LedgerEntry, MintedIds
