@@ -165,6 +165,12 @@ class PeopleService:
             return [PersonInfo(p.id, p.email, p.display_name, role, workspace_id, p.created_at)
                     for p, role in tx.members()]
 
+    def role(self, workspace_id: str, person_id: str) -> str | None:
+        """The person's role in the workspace; None for someone who is not a member."""
+        with self.store.read(workspace_id) as tx:
+            member = tx.member(person_id)
+        return member.role if member is not None else None
+
     def members_seen_by(self, principal: Principal) -> list[PersonInfo]:
         """The workspace's members, for a person choosing one (a person property). Never for an
         agent: it has no use for the workspace's email addresses."""
