@@ -29,6 +29,7 @@ from tests.api.helpers import assert_problem
 from tests.importers.fixtures import OBSIDIAN, write_tree
 
 SESSION = "x-fastpad-session"
+DEVICE_GRANT = "urn:ietf:params:oauth:grant-type:device_code"
 AWS_KEY = "AKIA" + "QWERTYUIOPASDFGH"
 MEMBER = ("member@example.com", "a member's long password")
 ADMIN = ("admin@example.com", "an admin's long password")
@@ -136,6 +137,12 @@ def _every_audited_act(server: Server, owner: httpx.Client, tmp_path: Path, star
     csrf = owner.headers["x-csrf-token"]
     assert owner.post(f"/settings/tokens/{delegated['id']}/revoke", data={"csrf_token": csrf}).status_code == 303
     server.fp("token", "revoke", "--data-dir", str(server.data_dir), proposer.minted["id"])
+    with httpx.Client(base_url=server.base_url, timeout=30.0) as terminal:  # fp login's device flow
+        grant = terminal.post("/v1/device/code", data={"client_id": "fp", "client_name": "audit laptop"}).json()
+        assert owner.post("/device", data={"user_code": grant["user_code"], "csrf_token": csrf,
+                                           "decision": "approve"}).status_code == 200
+        assert terminal.post("/v1/device/token", data={"grant_type": DEVICE_GRANT,
+                                                       "device_code": grant["device_code"]}).status_code == 200
 
     trashed = owner.post("/v1/notes", json={"title": "Gone soon", "blocks": [{"text": "x"}]}).json()["id"]
     assert owner.post(f"/v1/notes/{trashed}/trash").status_code == 200
@@ -181,6 +188,8 @@ def _every_audited_act(server: Server, owner: httpx.Client, tmp_path: Path, star
         assert seen[entry] == 1, (entry, log)
     by_action = Counter(e["action"] for e in log)
     assert by_action["session.sign_in"] == 1 and by_action["turn.accept"] == 2 and by_action["note.purge"] == 1
+    device = [e for e in log if e["action"] == "token.mint" and e["details"]["label"] == "fp login: audit laptop"]
+    assert [(e["actor"]["kind"], e["actor"]["id"], e["details"]["kind"]) for e in device] == [("person", me, "person")]
     finish = next(e for e in log if e["action"] == "import.finish")
     assert finish["details"] == {"status": "completed"}
     assert next(e for e in log if e["action"] == "workspace.export")["details"]["notes"] >= 3
