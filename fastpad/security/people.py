@@ -227,29 +227,25 @@ class PeopleService:
         try:
             self.hasher.verify(stored, password)
         except (VerifyMismatchError, VerificationError, InvalidHashError):
-            self._signed_in(memberships, person_id, None)
+            self._failed_sign_in(person_id, memberships)
             raise failure from None
         if not memberships:
             raise failure
-        workspace = memberships[0][0].id
-        principal = Principal.person(workspace, person_id, scopes=SESSION_SCOPES)
+        principal = Principal.person(memberships[0][0].id, person_id, scopes=SESSION_SCOPES)
         rehashed = self.hasher.hash(password) if self.hasher.check_needs_rehash(stored) else None
-        self._signed_in(memberships[:1], person_id, principal, rehashed)
+        with self.store.write(principal.workspace_id) as tx:  # the sign-in's audit entry, and a due rehash
+            if rehashed is not None:
+                tx.set_password_hash(person_id, rehashed)
+            record(tx, principal, SIGN_IN, target=person_id, at=self.clock())
         return principal
 
-    def _signed_in(self, memberships: list[tuple[WorkspaceRow, str]], person_id: str, principal: Principal | None,
-                   rehashed: str | None = None) -> None:
-        """Record a sign-in (``principal``) in its workspace, or a failed one — a wrong password
-        for this account — in every workspace it was aimed at, each in a short transaction."""
+    def _failed_sign_in(self, person_id: str, memberships: list[tuple[WorkspaceRow, str]]) -> None:
+        """A wrong password for this account: an entry in each workspace the sign-in was aimed at
+        (the one named, or every one the account belongs to), whose owners may need to know."""
         for workspace, _ in memberships:
             with self.store.write(workspace.id) as tx:
-                if rehashed is not None:
-                    tx.set_password_hash(person_id, rehashed)
-                if principal is not None:
-                    record(tx, principal, SIGN_IN, target=person_id, at=self.clock())
-                else:
-                    record(tx, ANONYMOUS, SIGN_IN_FAILED, target=person_id, details={"reason": "wrong_password"},
-                           at=self.clock())
+                record(tx, ANONYMOUS, SIGN_IN_FAILED, target=person_id, details={"reason": "wrong_password"},
+                       at=self.clock())
 
     def _burn(self, password: str) -> None:
         if self._dummy_hash is None:
