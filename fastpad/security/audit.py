@@ -30,27 +30,30 @@ from fastpad.store import Store, WorkspaceTx, utcnow
 from fastpad.store.audit import AuditFilter, AuditRow
 from fastpad.store.turns import TurnEventRow
 
-# The actions, as stable slugs: `area.verb`.
-SIGN_IN = "session.sign_in"
+# The actions, as stable slugs: `area.what_happened`.
+SIGN_IN = "session.signed_in"
 SIGN_IN_FAILED = "session.sign_in_failed"
-TOKEN_MINT = "token.mint"
-TOKEN_REVOKE = "token.revoke"
-TURN_ACCEPT = "turn.accept"
-TURN_AUTO_APPLY = "turn.auto_apply"
-TURN_REVERT = "turn.revert"
-NOTE_PUBLISH = "note.publish"
-NOTE_UNPUBLISH = "note.unpublish"
-NOTE_PURGE = "note.purge"
-IMPORT_START = "import.start"
-IMPORT_FINISH = "import.finish"
-WORKSPACE_EXPORT = "workspace.export"
-PLACEHOLDER_REVEAL = "placeholder.reveal"
-MEMBER_INVITE = "member.invite"
-MEMBER_ROLE_CHANGE = "member.role_change"
-MEMBER_REMOVE = "member.remove"
+TOKEN_MINT = "token.minted"
+TOKEN_REVOKE = "token.revoked"
+TURN_ACCEPT = "turn.accepted"
+TURN_AUTO_APPLY = "turn.auto_applied"
+TURN_REVERT = "turn.reverted"
+NOTE_PUBLISH = "note.published"
+NOTE_UNPUBLISH = "note.unpublished"
+NOTE_PURGE = "note.purged"
+IMPORT_START = "import.started"
+IMPORT_FINISH = "import.finished"
+WORKSPACE_EXPORT = "workspace.exported"
+PLACEHOLDER_REVEAL = "placeholder.revealed"
+# The team's (invitations, roles, removals), recorded by fastpad/security/team.py and invitations.py.
+INVITATION_CREATED = "invitation.created"
+INVITATION_ACCEPTED = "invitation.accepted"
+INVITATION_REVOKED = "invitation.revoked"
+MEMBER_ROLE_CHANGED = "member.role_changed"
+MEMBER_REMOVED = "member.removed"
 ACTIONS = (SIGN_IN, SIGN_IN_FAILED, TOKEN_MINT, TOKEN_REVOKE, TURN_ACCEPT, TURN_AUTO_APPLY, TURN_REVERT,
            NOTE_PUBLISH, NOTE_UNPUBLISH, NOTE_PURGE, IMPORT_START, IMPORT_FINISH, WORKSPACE_EXPORT, PLACEHOLDER_REVEAL,
-           MEMBER_INVITE, MEMBER_ROLE_CHANGE, MEMBER_REMOVE)
+           INVITATION_CREATED, INVITATION_ACCEPTED, INVITATION_REVOKED, MEMBER_ROLE_CHANGED, MEMBER_REMOVED)
 
 # The turn events that are workspace audit entries too (the rest — proposing, rejecting,
 # abandoning, marking reviewed — are the review's own business).

@@ -165,34 +165,34 @@ def _every_audited_act(server: Server, owner: httpx.Client, tmp_path: Path, star
 
     expected = [
         ("session.sign_in_failed", "anonymous", None, None, None, me),
-        ("session.sign_in", *person, None, me),
-        ("token.mint", *operator, None, proposer.minted["id"]),
-        ("token.mint", *operator, None, automatic.minted["id"]),
-        ("token.mint", *person, None, delegated["id"]),
-        ("token.mint", *operator, None, cli["id"]),
-        ("turn.accept", *person, note, waiting["id"]),
-        ("turn.accept", *agent(granted.minted), note, own["id"]),
-        ("turn.auto_apply", *agent(automatic.minted), note, landed["id"]),
-        ("turn.revert", *person, note, landed["id"]),
-        ("note.publish", *person, keys["id"], keys["id"]),
-        ("placeholder.reveal", *person, keys["id"], keys["blocks"][0]["id"]),
-        ("note.unpublish", *person, keys["id"], keys["id"]),
-        ("token.revoke", *person, None, delegated["id"]),
-        ("token.revoke", *operator, None, proposer.minted["id"]),
-        ("note.purge", *system, trashed, trashed),
-        ("import.start", "person", me, cli["id"], None, imported["id"]),
-        ("import.finish", "person", me, cli["id"], None, imported["id"]),
-        ("workspace.export", "person", me, cli["id"], None, None),
+        ("session.signed_in", *person, None, me),
+        ("token.minted", *operator, None, proposer.minted["id"]),
+        ("token.minted", *operator, None, automatic.minted["id"]),
+        ("token.minted", *person, None, delegated["id"]),
+        ("token.minted", *operator, None, cli["id"]),
+        ("turn.accepted", *person, note, waiting["id"]),
+        ("turn.accepted", *agent(granted.minted), note, own["id"]),
+        ("turn.auto_applied", *agent(automatic.minted), note, landed["id"]),
+        ("turn.reverted", *person, note, landed["id"]),
+        ("note.published", *person, keys["id"], keys["id"]),
+        ("placeholder.revealed", *person, keys["id"], keys["blocks"][0]["id"]),
+        ("note.unpublished", *person, keys["id"], keys["id"]),
+        ("token.revoked", *person, None, delegated["id"]),
+        ("token.revoked", *operator, None, proposer.minted["id"]),
+        ("note.purged", *system, trashed, trashed),
+        ("import.started", "person", me, cli["id"], None, imported["id"]),
+        ("import.finished", "person", me, cli["id"], None, imported["id"]),
+        ("workspace.exported", "person", me, cli["id"], None, None),
     ]
     for entry in expected:
         assert seen[entry] == 1, (entry, log)
     by_action = Counter(e["action"] for e in log)
-    assert by_action["session.sign_in"] == 1 and by_action["turn.accept"] == 2 and by_action["note.purge"] == 1
-    device = [e for e in log if e["action"] == "token.mint" and e["details"]["label"] == "fp login: audit laptop"]
+    assert by_action["session.signed_in"] == 1 and by_action["turn.accepted"] == 2 and by_action["note.purged"] == 1
+    device = [e for e in log if e["action"] == "token.minted" and e["details"]["label"] == "fp login: audit laptop"]
     assert [(e["actor"]["kind"], e["actor"]["id"], e["details"]["kind"]) for e in device] == [("person", me, "person")]
-    finish = next(e for e in log if e["action"] == "import.finish")
+    finish = next(e for e in log if e["action"] == "import.finished")
     assert finish["details"] == {"status": "completed"}
-    assert next(e for e in log if e["action"] == "workspace.export")["details"]["notes"] >= 3
+    assert next(e for e in log if e["action"] == "workspace.exported")["details"]["notes"] >= 3
     assert AWS_KEY not in json.dumps(log)  # a reveal is logged, never its value
 
 
@@ -228,9 +228,9 @@ def _pages_and_filters(server: Server, owner: httpx.Client) -> None:
     after = owner.get("/v1/audit", params={"limit": 2, "cursor": two["next_cursor"]}).json()
     assert [e["seq"] for e in two["items"] + after["items"]] == [e["seq"] for e in everything[:4]]
 
-    mints = whole_log(owner, action="token.mint")
-    assert mints and {e["action"] for e in mints} == {"token.mint"}
-    assert len(mints) == sum(e["action"] == "token.mint" for e in everything)
+    mints = whole_log(owner, action="token.minted")
+    assert mints and {e["action"] for e in mints} == {"token.minted"}
+    assert len(mints) == sum(e["action"] == "token.minted" for e in everything)
     mine = whole_log(owner, actor=owner.person_id)  # type: ignore[attr-defined]
     assert mine and all(owner.person_id in (e["actor"]["id"], e["actor"]["token_id"])  # type: ignore[attr-defined]
                         for e in mine)

@@ -128,6 +128,6 @@ def test_a_connection_minted_and_revoked_is_in_the_audit_log_once_each(svc, ws, 
     oauth.revoke(client_id=client_id, token=issued.access_token)
     entries = AuditService(svc.store).page(ws.owner, AuditFilter()).entries
     about = [(e.action, e.actor_kind, e.actor_id) for e in entries if e.target == issued.token_id]
-    assert about == [("token.revoke", "system", None), ("token.mint", "person", ws.owner.principal_id)]
-    revoked = next(e for e in entries if e.action == "token.revoke")
+    assert about == [("token.revoked", "system", None), ("token.minted", "person", ws.owner.principal_id)]
+    revoked = next(e for e in entries if e.action == "token.revoked")
     assert revoked.details["client"] == "Claude" and revoked.details["revoked"] == [issued.token_id]

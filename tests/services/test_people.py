@@ -47,7 +47,7 @@ def test_sign_ins_and_failed_ones_are_audited_where_the_account_belongs(svc, ws)
 
     # The wrong password is in both of the account's workspaces; the sign-in only where it went.
     assert signins(ws) == [("session.sign_in_failed", "anonymous", ws.owner_id)]
-    assert signins(other) == [("session.sign_in", "person", ws.owner_id),
+    assert signins(other) == [("session.signed_in", "person", ws.owner_id),
                               ("session.sign_in_failed", "anonymous", ws.owner_id)]
 
 

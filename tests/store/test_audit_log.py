@@ -15,7 +15,7 @@ def test_entries_are_never_changed_or_removed(store, fast_hasher) -> None:
     ws = svc.workspace()
     svc.tokens.create(ws.id, scopes=["notes:read"], label="kept")
     errors = (*store.integrity_errors, Exception)
-    for statement in ("UPDATE audit_log SET action = 'token.revoke' WHERE workspace_id = ?",
+    for statement in ("UPDATE audit_log SET action = 'token.revoked' WHERE workspace_id = ?",
                       "DELETE FROM audit_log WHERE workspace_id = ?"):
         with pytest.raises(errors) as refused:
             with store.write(ws.id) as tx:

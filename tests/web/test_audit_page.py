@@ -25,21 +25,21 @@ def test_the_owner_sees_recent_acts_on_the_audit_page_and_filters_them(device: A
     page.goto(f"{web_server.base_url}/")
     page.get_by_role("link", name="Audit log").click()
     page.wait_for_url("**/audit")
-    minted = page.locator(f"tr[data-action='token.mint'][data-target='{agent['id']}']")
+    minted = page.locator(f"tr[data-action='token.minted'][data-target='{agent['id']}']")
     minted.wait_for()
     assert "The operator (command line)" in minted.text_content() and "Minted a token" in minted.text_content()
-    revoked = page.locator(f"tr[data-action='token.revoke'][data-target='{agent['id']}']")
+    revoked = page.locator(f"tr[data-action='token.revoked'][data-target='{agent['id']}']")
     assert "Revoked a token" in revoked.text_content()
-    exported = page.locator("tr[data-action='workspace.export']").first
+    exported = page.locator("tr[data-action='workspace.exported']").first
     assert "Exported the workspace" in exported.text_content() and web_server.owner_email in exported.text_content()
-    assert page.locator("tr[data-action='session.sign_in']").count() >= 1
+    assert page.locator("tr[data-action='session.signed_in']").count() >= 1
     screenshot(page, "audit")
 
-    page.get_by_label("What").select_option("token.revoke")
+    page.get_by_label("What").select_option("token.revoked")
     page.get_by_role("button", name="Filter").click()
-    page.wait_for_url("**action=token.revoke**")
-    page.locator(f"tr[data-action='token.revoke'][data-target='{agent['id']}']").wait_for()
-    assert set(page.locator("tbody tr").evaluate_all("rows => rows.map(r => r.dataset.action)")) == {"token.revoke"}
+    page.wait_for_url("**action=token.revoked**")
+    page.locator(f"tr[data-action='token.revoked'][data-target='{agent['id']}']").wait_for()
+    assert set(page.locator("tbody tr").evaluate_all("rows => rows.map(r => r.dataset.action)")) == {"token.revoked"}
     screenshot(page, "audit-filtered")
 
 
