@@ -66,10 +66,11 @@ MAX_PAGE = 200
 
 @dataclass(frozen=True)
 class AuditActor:
-    """Who acted when it is not a principal: the operator at the command line, the server
-    itself (the trash's retention pass), or nobody known (a failed sign-in)."""
+    """Who acted when no principal stands for them: the operator at the command line, the server
+    itself (the trash's retention pass), nobody known (a failed sign-in), or a person named by
+    id before they hold a session (an invitee accepting: ``AuditActor("person", person_id)``)."""
 
-    kind: str  # operator | system | anonymous
+    kind: str  # operator | system | anonymous | person
     id: str | None = None
 
 
