@@ -46,6 +46,7 @@ from fastpad.search.service import SearchService
 from fastpad.outbound.pipeline import redaction_key
 from fastpad.search.setup import build_search
 from fastpad.search.worker import EmbeddingWorker
+from fastpad.security.audit import AuditService
 from fastpad.security.people import PeopleService
 from fastpad.security.principals import Principal
 from fastpad.security.tokens import TokenService
@@ -148,6 +149,7 @@ class Deployment:
         self.import_verification = ImportVerification(self.store, self.notes)
         self.attachments = AttachmentService(self.store)
         self.placeholders = PlaceholderService(self.store, redaction_key(self.secret))
+        self.audit = AuditService(self.store)
 
     def operator_principal(self, workspace_id: str | None = None) -> Principal:
         """The operator at the server's terminal, acting as the workspace owner (writes are human_typed)."""

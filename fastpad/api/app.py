@@ -26,6 +26,7 @@ from fastpad.api.routes import turns
 from fastpad.api.routes import typed
 from fastpad.api.routes import attachments, export, imports, placeholders, publishing
 from fastpad.api.routes import oauth
+from fastpad.api.routes import audit
 from fastpad.errors import FastpadError
 from fastpad import mcp
 from fastpad.mcp.env import McpEnv
@@ -106,6 +107,7 @@ def create_app(deployment: Any, *, base_url: str, limits: Limits | None = None) 
     app.include_router(placeholders.router)  # a person expands a redaction placeholder
     app.include_router(imports.router)  # imports: upload, status, ledger, cancel, verify
     app.include_router(attachments.router)  # images and PDFs: uploaded, or stored by an import
+    app.include_router(audit.router)  # the workspace audit log, for owners and admins
     app.include_router(oauth.router)  # the OAuth authorization server MCP clients sign in through …
     app.include_router(web_authorize.router)  # … and its authorization endpoint, a consent page
     app.include_router(web_app.router)  # the browser app: its shell, bundle and service worker

@@ -41,6 +41,7 @@ from fastpad.knowledge.schema import Schema
 from fastpad.knowledge.types import TypeService
 from fastpad.knowledge.values import InvalidValue, index_entries
 from fastpad.notes import Block, new_id
+from fastpad.security.audit import IMPORT_FINISH, record
 from fastpad.security.principals import Principal
 from fastpad.store import Store
 from fastpad.store.imports import AttachmentRow, LedgerEntry, MintedIds
@@ -145,6 +146,8 @@ class ImportRun:
         with self.w.store.write(self.workspace_id) as tx:
             tx.imports.append_ledger(self.import_id, entries)
             tx.imports.update(self.import_id, self.w.clock(), progress=self.progress, **fields)
+            if "finished_at" in fields:  # the import's last write: the audit log says how it ended
+                record(tx, self.principal, IMPORT_FINISH, target=self.import_id, details={"status": fields["status"]})
             current = tx.imports.get(self.import_id)
         self.seq += len(entries)
         if self.on_progress is not None:

@@ -38,6 +38,7 @@ from fastpad.importers.uploads import UploadSpool
 from fastpad.importers.vault import MARKDOWN, OBSIDIAN, plan_vault
 from fastpad.knowledge.notes import NoteService
 from fastpad.knowledge.types import TypeService
+from fastpad.security.audit import IMPORT_FINISH, IMPORT_START, SYSTEM, record
 from fastpad.notes import is_ulid, new_id
 from fastpad.security.principals import Principal
 from fastpad.security.scopes import NOTES_READ, NOTES_WRITE, SCHEMA_WRITE
@@ -304,6 +305,7 @@ class ImportService:
                 "detail": f"the server stopped while it ran; {len(unreached):,} item(s) were never reached",
                 "retryable": True, "next": "import the archive again: what committed is kept, and nothing is "
                                            "created twice"})
+            record(tx, SYSTEM, IMPORT_FINISH, target=import_id, details={"status": INTERRUPTED}, at=now)
             row = _row(tx.imports.get(import_id), import_id)
         self._spool().discard(import_id)
         return row
@@ -378,6 +380,7 @@ class ImportService:
             now = self.clock()
             tx.imports.update(import_id, now, status="running", started_at=now,
                               progress={"phase": "reading", "items_total": len(archive.entries), "items_done": 0})
+            record(tx, principal, IMPORT_START, target=import_id, details={"source": source}, at=now)
         try:
             plan = _PLANNERS[source](archive)
         except Exception as exc:
@@ -386,6 +389,7 @@ class ImportService:
                 tx.imports.update(import_id, now, status="failed", finished_at=now,
                                   problem={"type": "internal", "title": "The archive could not be read",
                                            "detail": str(exc) or type(exc).__name__})
+                record(tx, principal, IMPORT_FINISH, target=import_id, details={"status": "failed"}, at=now)
             raise
         ImportRun(self.writers, principal, import_id, archive, plan, batch_size=self.batch_size,
                   on_progress=on_progress, should_stop=should_stop).execute()

@@ -35,6 +35,7 @@ from fastpad.notes.frontier import decode_frontier
 from fastpad.notes.provenance import SURVIVING_STRETCH, Origin, Provenance, ReviewState, restamp, rewritten
 from fastpad.notes.schema import storable_text
 from fastpad.search.indexing import index_note_chunks
+from fastpad.security.audit import WORKSPACE_EXPORT, record
 from fastpad.security.principals import Principal
 from fastpad.security.scopes import EXPORT, NOTES_DELETE, NOTES_READ, NOTES_WRITE
 from fastpad.store import BlockEdits, BlockRow, NoteRow, NoteWrite, Store, WorkspaceTx, utcnow
@@ -235,8 +236,11 @@ class NoteService:
                     exported.append({"id": view.id, "title": view.title, "frontier": view.frontier,
                                      "archived": view.archived, "markdown": _markdown_for(principal, view)})
                 if len(rows) < MAX_PAGE:
-                    return exported
+                    break
                 after = rows[-1].id
+        with self.store.write(principal.workspace_id) as tx:  # a read: its entry in a short write of its own
+            record(tx, principal, WORKSPACE_EXPORT, details={"notes": len(exported)})
+        return exported
 
     def export_updates(self, principal: Principal, note_id: str, *, since: str | None = None) -> tuple[bytes, str]:
         """The note's CRDT state for an editor acting for a person: every update

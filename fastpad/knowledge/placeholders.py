@@ -17,6 +17,7 @@ from datetime import datetime
 from fastpad.errors import FieldError, NotFound, ValidationFailed
 from fastpad.knowledge.notes import visible_note
 from fastpad.outbound.secrets import PLACEHOLDER_RE, locate
+from fastpad.security.audit import PLACEHOLDER_REVEAL, record
 from fastpad.security.principals import Principal
 from fastpad.store import Store, utcnow
 
@@ -52,4 +53,6 @@ class PlaceholderService:
             block_id, text, span = found
             tx.feed.append("secret_revealed", at=self.clock(), actor=principal.actor(), note_id=note_id,
                            block_ids=None if block_id is None else [block_id])
+            record(tx, principal, PLACEHOLDER_REVEAL, note_id=note_id, target=block_id,
+                   details={"rule": rule_id, "fingerprint": fp}, at=self.clock())
         return Revealed(note_id, block_id, text[span.start:span.end])

@@ -33,6 +33,7 @@ from fastpad.knowledge.notes import visible_note
 from fastpad.knowledge.wikilinks import rewrite_wikilinks
 from fastpad.notes import Block, NoteMeta, is_ulid, serialize_markdown
 from fastpad.outbound.secrets import redact
+from fastpad.security.audit import NOTE_PUBLISH, NOTE_UNPUBLISH, record
 from fastpad.security.principals import Principal
 from fastpad.store import BlockRow, Store, utcnow
 
@@ -100,6 +101,7 @@ class PublishingService:
             row = tx.publications.publish(note_id, principal.principal_id, now)
             if was is None:
                 tx.feed.append("publish", at=now, actor=principal.actor(), note_id=note_id)
+                record(tx, principal, NOTE_PUBLISH, note_id=note_id, target=note_id, at=now)
         return Publication(note_id, row.published_at)
 
     def unpublish(self, principal: Principal, note_id: str) -> Publication:
@@ -108,6 +110,7 @@ class PublishingService:
             visible_note(tx, principal, note_id)
             if tx.publications.unpublish(note_id):
                 tx.feed.append("unpublish", at=self.clock(), actor=principal.actor(), note_id=note_id)
+                record(tx, principal, NOTE_UNPUBLISH, note_id=note_id, target=note_id, at=self.clock())
         return Publication(note_id, None)
 
     # ------------------------------------------------------------------ anyone's read

@@ -20,6 +20,7 @@ from datetime import datetime, timedelta
 from typing import Any
 
 from fastpad.errors import FieldError, ValidationFailed
+from fastpad.security.audit import NOTE_PURGE, SYSTEM, record
 from fastpad.store import Store, utcnow
 from fastpad.store.purge import TrashPurge
 
@@ -64,6 +65,8 @@ class TrashService:
                 batch = TrashPurge(tx).delete_trashed_before(cutoff, limit=self.batch_size)
                 for note_id in batch:
                     tx.feed.append("purge", at=now, actor=None, note_id=note_id)
+                    record(tx, SYSTEM, NOTE_PURGE, note_id=note_id, target=note_id,
+                           details={"trashed_before": cutoff.isoformat()}, at=now)
             purged += batch
             if len(batch) < self.batch_size:
                 break

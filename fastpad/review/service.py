@@ -28,9 +28,8 @@ If the note moved while the turn waited, accept merges three ways
 (:mod:`fastpad.review.landing`); a block both sides changed is a conflict that a
 person resolves explicitly, and nothing lands until they do.
 
-Every landing, decision and review is appended to the turn's audit log
-(``turn_events``), with what it did outside the prose (the edges it inserted, the
-events it created or moved); that is what revert reads to undo a turn as one unit.
+Every landing, decision and review goes to the turn's log (``turn_events``) with what it did outside the
+prose (edges, events), which revert reads; accepts and reverts to the workspace audit log too (security/audit.py).
 """
 
 from __future__ import annotations
@@ -97,6 +96,7 @@ from fastpad.review.turns import (
     status_after,
 )
 from fastpad.security.agent_sessions import SESSION_TTL, SessionClaims, mint_session, open_session
+from fastpad.security.audit import record_turn_event
 from fastpad.security.handles import HANDLE_TTL, mint_handle, open_handle, require_current_frontier
 from fastpad.security.principals import Principal
 from fastpad.security.scopes import NOTES_PROPOSE, NOTES_READ, NOTES_WRITE, TURNS_ACCEPT
@@ -308,7 +308,7 @@ class ReviewService:
                 (d.block_id, citations[source], source)
                 for d in result.diffs if d.kind != "deleted" for source in d.source_block_ids
             ])
-            tx.turns.append_event(_event(turn, "propose", principal, now, block_ids=turn.pending_blocks,
+            record_turn_event(tx, _event(turn, "propose", principal, now, block_ids=turn.pending_blocks,
                                          op_indexes=person_ops))
             tx.feed.append("proposal", at=now, actor=principal.actor(), note_id=note_id, subject_id=turn.id)
             if principal.auto_apply and turn.pending_blocks:
@@ -352,7 +352,7 @@ class ReviewService:
             if dry_run:
                 return _dry_run(turn)
             tx.turns.insert(turn)
-            tx.turns.append_event(_event(turn, "propose", principal, now, block_ids=turn.pending_blocks))
+            record_turn_event(tx, _event(turn, "propose", principal, now, block_ids=turn.pending_blocks))
             tx.feed.append("proposal", at=now, actor=principal.actor(), note_id=note_id, subject_id=turn.id)
             if principal.auto_apply:
                 self._land(tx, principal, turn, turn.pending_blocks, review=ReviewState.UNREVIEWED,
@@ -604,7 +604,7 @@ class ReviewService:
                 raise ValidationFailed(detail=f"nothing selected to {action}",
                                        field_errors=[FieldError("block_ids", "min_items",
                                                                 "select something still waiting")])
-            tx.turns.append_event(_event(row, action, principal, now, block_ids=blocks, op_indexes=ops))
+            record_turn_event(tx, _event(row, action, principal, now, block_ids=blocks, op_indexes=ops))
             closed = replace(row, pending_blocks=[b for b in row.pending_blocks if b not in blocks],
                              pending_ops=[i for i in row.pending_ops if i not in ops])
             tx.turns.update(turn_id, pending_blocks=closed.pending_blocks, pending_ops=closed.pending_ops,
@@ -642,7 +642,7 @@ class ReviewService:
             landings = [e for e in done if e.action != "mark_reviewed" and e.frontier_before != e.frontier_after]
             outcomes, edit = self._revert_prose(tx, principal, row, landings) if landings else ([], None)
             undone = self.effects.undo(tx, principal, [Landed.from_json(e.effects) for e in done])
-            tx.turns.append_event(_event(
+            record_turn_event(tx, _event(
                 row, "revert", principal, now, block_ids=[o.block_id for o in outcomes],
                 frontier_before=edit.frontier_before if edit else None,
                 frontier_after=edit.frontier_after if edit else None,
@@ -704,7 +704,7 @@ class ReviewService:
                 self.notes.apply_edit(tx, principal, row.note_id, lambda doc: promote, kind="review")
             cited = Landed()
             self.effects.cite(tx, principal, row, [c for c in tx.turns.sources_of(turn_id) if c[0] in promote], cited)
-            tx.turns.append_event(_event(row, "mark_reviewed", principal, now, block_ids=sorted(promote),
+            record_turn_event(tx, _event(row, "mark_reviewed", principal, now, block_ids=sorted(promote),
                                          review_state=ReviewState.HUMAN_ACCEPTED.value, effects=cited.as_json()))
             tx.turns.update(turn_id, reviewed_at=now, reviewed_by=principal.principal_id, updated_at=now)
             if not promote:
@@ -765,7 +765,7 @@ class ReviewService:
             except FastpadError as refused:
                 raise _op_refused(refused, index, row.ops[index]["op"]) from refused
         before = {b.block_id: [b.origin, b.review_state] for b in edit.before} if edit else {}
-        tx.turns.append_event(_event(
+        record_turn_event(tx, _event(
             row, action, principal, now, review_state=review.value, block_ids=landed, op_indexes=ops,
             frontier_before=edit.frontier_before if edit else None,
             frontier_after=edit.frontier_after if edit else None,

@@ -51,6 +51,7 @@ from urllib.parse import SplitResult, parse_qsl, urlsplit
 
 from fastpad.errors import FastpadError, FieldError, PolicyDenied, Unauthenticated, ValidationFailed
 from fastpad.notes.ids import new_id
+from fastpad.security.audit import SYSTEM, TOKEN_REVOKE, record
 from fastpad.security.principals import Principal
 from fastpad.security.scopes import AGENT_DEFAULT_SCOPES, ALL_SCOPES, ordered
 from fastpad.security.tokens import TOKEN_PREFIX, TokenService, hash_secret, new_secret
@@ -459,8 +460,9 @@ def _refresh_refusal(tx: WorkspaceTx, grant: GrantRow, row: RefreshRow, now: dat
 def _end(tx: WorkspaceTx, grant: GrantRow, now: datetime) -> None:
     """Revoke a grant: its access token and, through the grant, every refresh token."""
     tx.oauth.revoke(grant.id, at=now)
-    if grant.token_id is not None:
-        tx.revoke_token_tree(grant.token_id, now)
+    if grant.token_id is not None and (revoked := tx.revoke_token_tree(grant.token_id, now)):
+        record(tx, SYSTEM, TOKEN_REVOKE, target=grant.token_id, at=now,
+               details={"revoked": revoked, "oauth_grant_id": grant.id, "client": grant.client_name})
 
 
 def _new_refresh(tx: WorkspaceTx, grant_id: str, now: datetime) -> str:

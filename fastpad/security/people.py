@@ -21,9 +21,10 @@ from argon2.exceptions import InvalidHashError, VerificationError, VerifyMismatc
 
 from fastpad.errors import Conflict, FieldError, NotFound, PolicyDenied, Unauthenticated, ValidationFailed
 from fastpad.notes.ids import new_id
+from fastpad.security.audit import ANONYMOUS, SIGN_IN, SIGN_IN_FAILED, record
 from fastpad.security.principals import Principal
 from fastpad.security.scopes import SESSION_SCOPES
-from fastpad.store import PersonRow, SessionRow, Store, utcnow
+from fastpad.store import PersonRow, SessionRow, Store, WorkspaceRow, utcnow
 
 SESSION_TTL = timedelta(days=14)
 SESSION_TOUCH_GRANULARITY = timedelta(minutes=5)
@@ -164,6 +165,12 @@ class PeopleService:
             return [PersonInfo(p.id, p.email, p.display_name, role, workspace_id, p.created_at)
                     for p, role in tx.members()]
 
+    def role(self, workspace_id: str, person_id: str) -> str | None:
+        """The person's role in the workspace; None for someone who is not a member."""
+        with self.store.read(workspace_id) as tx:
+            member = tx.member(person_id)
+        return member.role if member is not None else None
+
     def members_seen_by(self, principal: Principal) -> list[PersonInfo]:
         """The workspace's members, for a person choosing one (a person property). Never for an
         agent: it has no use for the workspace's email addresses."""
@@ -212,23 +219,33 @@ class PeopleService:
         found = self.store.login_lookup(email)
         if found is None or found[1] is None:
             self._burn(password)
-            raise failure
+            raise failure  # no account: no workspace whose log it belongs in
         person_id, stored = found
-        try:
-            self.hasher.verify(stored, password)
-        except (VerifyMismatchError, VerificationError, InvalidHashError):
-            raise failure from None
         memberships = self.store.memberships(person_id)
         if workspace_id is not None:
             memberships = [(w, r) for w, r in memberships if w.id == workspace_id]
+        try:
+            self.hasher.verify(stored, password)
+        except (VerifyMismatchError, VerificationError, InvalidHashError):
+            self._failed_sign_in(person_id, memberships)
+            raise failure from None
         if not memberships:
             raise failure
-        workspace = memberships[0][0].id
-        if self.hasher.check_needs_rehash(stored):
-            rehashed = self.hasher.hash(password)
-            with self.store.write(workspace) as tx:
+        principal = Principal.person(memberships[0][0].id, person_id, scopes=SESSION_SCOPES)
+        rehashed = self.hasher.hash(password) if self.hasher.check_needs_rehash(stored) else None
+        with self.store.write(principal.workspace_id) as tx:  # the sign-in's audit entry, and a due rehash
+            if rehashed is not None:
                 tx.set_password_hash(person_id, rehashed)
-        return Principal.person(workspace, person_id, scopes=SESSION_SCOPES)
+            record(tx, principal, SIGN_IN, target=person_id, at=self.clock())
+        return principal
+
+    def _failed_sign_in(self, person_id: str, memberships: list[tuple[WorkspaceRow, str]]) -> None:
+        """A wrong password for this account: an entry in each workspace the sign-in was aimed at
+        (the one named, or every one the account belongs to), whose owners may need to know."""
+        for workspace, _ in memberships:
+            with self.store.write(workspace.id) as tx:
+                record(tx, ANONYMOUS, SIGN_IN_FAILED, target=person_id, details={"reason": "wrong_password"},
+                       at=self.clock())
 
     def _burn(self, password: str) -> None:
         if self._dummy_hash is None:

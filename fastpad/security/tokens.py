@@ -27,6 +27,7 @@ from typing import Any
 from fastpad.errors import AskCapReached, FieldError, NotFound, PolicyDenied, Unauthenticated, ValidationFailed
 from fastpad.notes.ids import is_ulid, new_id
 from fastpad.notes.provenance import Origin
+from fastpad.security.audit import TOKEN_MINT, TOKEN_REVOKE, record
 from fastpad.security.principals import AGENT_RATE_LIMIT, PERSON_RATE_LIMIT, Principal
 from fastpad.security.scopes import TURNS_ACCEPT, ordered, parse_scopes
 from fastpad.store import AgentRow, Store, TokenRow, WorkspaceTx, utcnow
@@ -275,6 +276,9 @@ class TokenService:
                 expires_at=expires_at, revoked_at=None, last_used_at=None, created_at=now, ask_cap=ask_cap,
             )
             tx.insert_token(row)
+            record(tx, minted_by, TOKEN_MINT, target=token_id, at=now, details={
+                "kind": kind, "label": label, "scopes": list(row.scopes), "parent_id": row.parent_id,
+                "agent_id": row.agent_id, "person_id": person_id})
         return plaintext, TokenInfo.from_row(row)
 
     @contextmanager
@@ -428,7 +432,10 @@ class TokenService:
                     ancestor = tx.token(ancestor.parent_id) if ancestor.parent_id else None
                 if not allowed:
                     raise NotFound(detail=f"token {token_id} not found")
-            return tx.revoke_token_tree(token_id, now)
+            revoked = tx.revoke_token_tree(token_id, now)
+            if revoked:
+                record(tx, revoked_by, TOKEN_REVOKE, target=token_id, details={"revoked": revoked}, at=now)
+            return revoked
 
 
 def principal_for_token(workspace_id: str, row: TokenRow) -> Principal:

@@ -38,6 +38,7 @@ from fastpad.store.captures import CaptureReceipts
 from fastpad.store.imports import ImportTables
 from fastpad.store.oauth import OAuthGrants
 from fastpad.store.publications import Publications
+from fastpad.store.audit import AuditLog
 from fastpad.store.records import (
     UNCHANGED,
     Actor,
@@ -205,6 +206,11 @@ class WorkspaceTx:
     def publications(self) -> Publications:
         """Published notes (fastpad/store/publications.py)."""
         return Publications(self)
+
+    @cached_property
+    def audit(self) -> AuditLog:
+        """The workspace audit log (fastpad/store/audit.py)."""
+        return AuditLog(self)
 
     @cached_property
     def oauth(self) -> OAuthGrants:

@@ -143,6 +143,8 @@ ROUTES: dict[str, Route] = {
     "GET /v1/agents": Route(READ, request=get("/v1/agents"), person_only=PERSON,
                             # Naming another workspace answers its nothing before the directory is asked.
                             exceptions={NAMED_ELSEWHERE: ANSWERS}),
+    # The workspace audit log: a signed-in owner or admin only, whatever a token's scopes.
+    "GET /v1/audit": Route(READ, request=get("/v1/audit"), person_only=PERSON),
     "GET /v1/attachments/{attachment_id}": Route(READ, THING, lambda aim: [Call("GET", f"/v1/attachments/{new_id()}")]),
     "GET /v1/calendar": Route(READ, request=get("/v1/calendar", **WINDOW)),
     "GET /v1/changes": Route(READ, request=get("/v1/changes", limit=200)),

@@ -16,6 +16,8 @@ from fastpad.security.oauth import (
     OAuthService,
     pkce_challenge,
 )
+from fastpad.security.audit import AuditService
+from fastpad.store.audit import AuditFilter
 from tests.helpers_store import Services, Workspace
 
 CALLBACK = "http://127.0.0.1:8000/callback"
@@ -118,3 +120,14 @@ def test_a_registration_nobody_approves_is_swept(svc, ws, oauth) -> None:
     with pytest.raises(OAuthError) as unknown:
         oauth.client(forgotten)
     assert unknown.value.error == "invalid_client"
+
+
+def test_a_connection_minted_and_revoked_is_in_the_audit_log_once_each(svc, ws, oauth) -> None:
+    client_id, code, verifier = _approved(oauth, ws)
+    issued = _exchange(oauth, client_id, code, verifier)
+    oauth.revoke(client_id=client_id, token=issued.access_token)
+    entries = AuditService(svc.store).page(ws.owner, AuditFilter()).entries
+    about = [(e.action, e.actor_kind, e.actor_id) for e in entries if e.target == issued.token_id]
+    assert about == [("token.revoked", "system", None), ("token.minted", "person", ws.owner.principal_id)]
+    revoked = next(e for e in entries if e.action == "token.revoked")
+    assert revoked.details["client"] == "Claude" and revoked.details["revoked"] == [issued.token_id]

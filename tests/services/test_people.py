@@ -6,6 +6,7 @@ import pytest
 
 from fastpad.errors import Conflict, PolicyDenied, Unauthenticated, ValidationFailed
 from fastpad.notes.provenance import Origin
+from fastpad.security.audit import AuditService
 from fastpad.security.scopes import SESSION_SCOPES
 
 
@@ -29,6 +30,25 @@ def test_every_sign_in_failure_looks_the_same(svc, ws, email, password) -> None:
     with pytest.raises(Unauthenticated) as caught:
         svc.people.authenticate_password(email or ws.owner_email, password)
     assert caught.value.detail == "wrong email or password"
+
+
+def test_sign_ins_and_failed_ones_are_audited_where_the_account_belongs(svc, ws) -> None:
+    other = svc.workspace("Beta")
+    svc.people.create_person(other.id, ws.owner_email, role="member")
+    with pytest.raises(Unauthenticated):
+        svc.people.authenticate_password(ws.owner_email, "wrong horse")
+    with pytest.raises(Unauthenticated):
+        svc.people.authenticate_password("nobody@example.com", "wrong horse")  # an account of no workspace
+    svc.people.authenticate_password(ws.owner_email, "correct horse", workspace_id=other.id)
+
+    def signins(workspace) -> list[tuple[str, str, str | None]]:
+        entries = AuditService(svc.store).page(workspace.owner).entries
+        return [(e.action, e.actor_kind, e.target) for e in entries if e.action.startswith("session.")]
+
+    # The wrong password is in both of the account's workspaces; the sign-in only where it went.
+    assert signins(ws) == [("session.sign_in_failed", "anonymous", ws.owner_id)]
+    assert signins(other) == [("session.signed_in", "person", ws.owner_id),
+                              ("session.sign_in_failed", "anonymous", ws.owner_id)]
 
 
 def test_people_and_memberships(svc, ws) -> None:

@@ -13,6 +13,7 @@ import pytest
 from fastpad.errors import NotFound
 from fastpad.notes import Block
 from fastpad.store import Actor, NoteWrite
+from fastpad.store.audit import AuditFilter
 from tests.helpers_store import feed_rows, lexical, make_services
 
 WORKSPACE_TABLES = [
@@ -26,6 +27,7 @@ WORKSPACE_TABLES = [
     "capture_receipts",
     "imports", "import_ledger", "import_items", "attachments",
     "oauth_grants", "oauth_refresh_tokens",
+    "audit_log",
 ]
 
 
@@ -52,6 +54,7 @@ def test_a_workspace_transaction_sees_only_its_own_rows(two) -> None:
         assert [h.note_id for h in lexical(tx, "shared word")] == [note_a.id]
         assert tx.existing_note_ids([note_a.id, note_b.id]) == {note_a.id}
         assert [t.label for t in tx.tokens()] == ["a-token"]
+        assert [e.details["label"] for e in tx.audit.page(AuditFilter(), before_seq=None, limit=50)] == ["a-token"]
         assert [p.id for p, _ in tx.members()] == [a.owner_id]
         assert tx.person(b.owner_id) is None
         assert tx.workspace().id == a.id

@@ -10,6 +10,7 @@ import { el, fill, idempotencyKey, link } from "./dom.js";
 import { CollectionsIndex } from "./collections_index.js";
 import { explain } from "./explain.js";
 import { NotesIndex } from "./notes_index.js";
+import { auditPage } from "./pages/audit.js";
 import { collectionPage, newCollectionPage } from "./pages/collections.js";
 import { folderPage, importPage } from "./pages/imports.js";
 import { listPage } from "./pages/lists.js";
@@ -30,6 +31,7 @@ const ROUTES = [
   [/^\/types\/([^/]+)$/, (match) => ({ kind: "list", list: "type", type: decodeURIComponent(match[1]) })],
   [/^\/search$/, () => ({ kind: "search", query: new URLSearchParams(location.search).get("q") ?? "" })],
   [/^\/import$/, () => ({ kind: "import" })],
+  [/^\/audit$/, () => ({ kind: "audit" })],
   [/^\/collections\/new$/, () => ({ kind: "new-collection" })],
   [/^\/collections\/([0-9A-HJKMNP-TV-Z]{26})$/, (match) => ({ kind: "collection", id: match[1] })],
   [/^\/folders\/(.+)$/, (match) => ({ kind: "folder", folder: match[1].split("/").map(decodeURIComponent).join("/") })],
@@ -124,6 +126,7 @@ class App {
         el("a", { href: "/import", dataset: { link: "" } }, "Import"),
         el("a", { href: "/agent-activity" }, "Review & agent activity"),
         el("a", { href: "/settings/tokens" }, "Agents & tokens"),
+        ["owner", "admin"].includes(this.config.role) ? el("a", { href: "/audit", dataset: { link: "" } }, "Audit log") : null,
         el(
           "form",
           { method: "post", action: "/signout", onsubmit: (event) => this._signOut(event) },
@@ -222,6 +225,8 @@ class App {
       this.page = searchPage(this, target.query);
     } else if (target.kind === "import") {
       this.page = importPage(this);
+    } else if (target.kind === "audit") {
+      if (await loadIndex()) this.page = auditPage(this); // note titles for its note filter and rows
     } else if (target.kind === "types") {
       this.page = typesPage(this);
     } else if (target.kind === "collection") {
