@@ -24,6 +24,15 @@ The prefix's date is the note's own ``date`` property when it has one (a
 daily note, a meeting), else the day it was created — not the last edit, so a
 chunk nobody touched keeps its digest and its vector across edits elsewhere.
 Linked entities are the titles the note's blocks link to.
+
+No secret is indexed, for anyone (:func:`lexical_text`): the lexical index reads each block's
+text with its secret spans taken out (``blocks.lexical_text``, migration 20), and chunks — what is
+embedded — are cut from the same text. Every reader but a person sees a secret masked, and a search
+that matched a correct guess of it (or ranked it closer) and not a wrong one would tell that reader
+the value. The owner searching for their own secret's value does not find it either: one index for
+everyone keeps the write path single and the index small, and a person reads the note to see it.
+The step fills the lexical text of every block of the note the write left without one; rows
+written before migration 20 are filled when the deployment opens (:func:`fill_lexical_texts`).
 """
 
 from __future__ import annotations
@@ -36,13 +45,50 @@ from typing import Any
 
 from fastpad.knowledge.wikilinks import extract_links
 from fastpad.notes.blocks import HEADING, Block, NoteMeta
+from fastpad.outbound.secrets import find_secrets
 from fastpad.search.chunker import Chunk, chunk_note, chunk_section, is_leaf_section, section_path
 from fastpad.store import BlockEdits, BlockRow, NoteRow, NoteWrite, WorkspaceTx
 from fastpad.store.search_index import ChunkRow, provenance_bit
 
 
+def lexical_text(text: str) -> str:
+    """``text`` with every secret span taken out (a space in its place): what search may match."""
+    spans = find_secrets(text)
+    if not spans:
+        return text
+    parts, position = [], 0
+    for span in spans:
+        parts += [text[position:span.start], " "]
+        position = span.end
+    return "".join([*parts, text[position:]])
+
+
+def fill_lexical_texts(tx: WorkspaceTx, note_id: str | None = None, *, batch: int = 500) -> set[str]:
+    """Compute the lexical text of every block left without one (of ``note_id``, or of the
+    workspace); returns the notes where it differs from the text — those holding a secret."""
+    with_secrets: set[str] = set()
+    while rows := tx.search_index.blocks_without_lexical_text(note_id, limit=batch):
+        texts = [(note, block_id, lexical_text(text)) for note, block_id, text in rows]
+        with_secrets |= {note for (note, _, text), (_, _, lexical) in zip(rows, texts) if lexical != text}
+        tx.search_index.set_lexical_texts(texts)
+    return with_secrets
+
+
+def backfill_lexical_texts(tx: WorkspaceTx) -> int:
+    """Migration 20's backfill: every block's lexical text, and the chunks of the notes holding a
+    secret cut again from text without it (their old vectors are swept as unreferenced)."""
+    notes = fill_lexical_texts(tx)
+    for note_id in sorted(notes):
+        row = tx.note(note_id)
+        if row is not None:
+            tx.search_index.replace_chunks(note_id, [stored for stored, _ in note_chunks(row, tx.blocks(note_id))])
+    return len(notes)
+
+
 def index_note_chunks(tx: WorkspaceTx, write: NoteWrite) -> None:
     """The write path's search step (see the module docstring)."""
+    if write.blocks is not None or write.block_edits is not None:
+        fill_lexical_texts(tx, write.note_id)
     if (write.blocks is None and write.block_edits is None and write.title is None and write.types is None
             and write.properties is None):
         return  # archive, trash and their reverses change no text
@@ -130,7 +176,8 @@ def _meta(row: NoteRow) -> NoteMeta:
 
 
 def _block(row: BlockRow) -> Block:
-    return Block(row.block_id, row.type, row.text, row.attrs)
+    """The block as it is chunked and embedded: its text less its secrets."""
+    return Block(row.block_id, row.type, lexical_text(row.text), row.attrs)
 
 
 def note_date(properties: Mapping[str, Any], created_at: datetime) -> date | str:

@@ -24,8 +24,9 @@ from typing import Any
 from fastpad.errors import FieldError, ValidationFailed
 from fastpad.knowledge.hidden import Hidden, archived, below_floor, limited_to_note_set
 from fastpad.knowledge.trust import TrustFloor, admits, floor_for
-from fastpad.outbound.secrets import block_scope, find_secrets, redact
+from fastpad.outbound.secrets import block_scope, redact
 from fastpad.search.fusion import DENSE, GRAPH, LEXICAL, RECENCY, STRATEGIES, FusedHit
+from fastpad.search.indexing import lexical_text
 from fastpad.search.hybrid import NO_PROVIDER, DenseStrategy, FusedResults, Strategy, hybrid_search
 from fastpad.search.query import ParsedQuery, lexical_match, matched_terms, parse_query
 from fastpad.search.strategies import GraphStrategy, LexicalStrategy, RecencyStrategy
@@ -187,14 +188,10 @@ def _without_secrets(text: str) -> str:
     """An agent's query less any secret in it: a search for a secret's value would tell the agent
     which note holds it, though every read shows it masked. A query that was only a secret is
     refused rather than run on nothing."""
-    spans = find_secrets(text)
-    if not spans:
+    without = lexical_text(text)
+    if without is text:
         return text
-    parts, position = [], 0
-    for span in spans:
-        parts.append(text[position:span.start])
-        position = span.end
-    kept = " ".join("".join([*parts, text[position:]]).split())
+    kept = " ".join(without.split())
     if not kept:
         raise ValidationFailed(detail="the query is a secret's value; agents cannot search for secrets",
                                field_errors=[FieldError("q", "secret", "search for words, not a secret")])

@@ -79,8 +79,11 @@ def migrations(backend: str) -> list[tuple[int, str, str]]:
 
 # One block row rewritten (content and provenance, with its last writer), and one whose
 # provenance alone changed (a review keeps the writer): shared by both projection paths.
+# New text empties the block's lexical text (migration 20): no word finds it until the write path's
+# search step, in the same transaction, indexes the text less its secrets.
 _UPDATE_BLOCK = (
     "UPDATE blocks SET position = ?, type = ?, text = ?, attrs = ?, origin = ?, review_state = ?,"
+    " lexical_text = NULL,"
     " updated_at = ?, author_kind = ?, author_id = ?, author_token_id = ?, written_at = ?"
     " WHERE workspace_id = ? AND note_id = ? AND block_id = ?"
 )

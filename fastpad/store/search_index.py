@@ -204,6 +204,24 @@ class SearchIndex:
         d = self._d
         return ChunkRow(r[0], r[1], int(r[2]), tuple(d.js_out(r[3])), tuple(d.js_out(r[4])), r[5], r[6], int(r[7]))
 
+    # ------------------------------------------------------------------ lexical text (the write path's search step)
+
+    def blocks_without_lexical_text(self, note_id: str | None = None, *, limit: int = 500) -> list[tuple[str, str, str]]:
+        """(note id, block id, text) of blocks whose lexical text is not computed yet (written since
+        the write's last search step, or before migration 20): of one note, or of the workspace."""
+        sql = "SELECT note_id, block_id, text FROM blocks WHERE workspace_id = ? AND lexical_text IS NULL"
+        params: list[Any] = [self.workspace_id]
+        if note_id is not None:
+            sql += " AND note_id = ?"
+            params.append(note_id)
+        return [(r[0], r[1], r[2]) for r in self._x(sql + " LIMIT ?", [*params, int(limit)]).fetchall()]
+
+    def set_lexical_texts(self, texts: Sequence[tuple[str, str, str]]) -> None:
+        """Store (note id, block id, lexical text) triples: what the lexical index reads."""
+        self._tx._w()  # noqa: SLF001
+        self._many("UPDATE blocks SET lexical_text = ? WHERE workspace_id = ? AND note_id = ? AND block_id = ?",
+                   [(text, self.workspace_id, note_id, block_id) for note_id, block_id, text in texts])
+
     # ------------------------------------------------------------------ vectors (the embedding worker)
 
     def has_pgvector(self) -> bool:
@@ -349,7 +367,7 @@ class SearchIndex:
         # ranking, at a fraction of the work.
         if flt.allowed_provenance is not None and not flt.allowed_provenance:
             return []
-        match = _scoped_match(match, self.workspace_id, flt.allowed_provenance)
+        match = _scoped_match(match, self.workspace_id, flt.allowed_provenance, flt.note_ids)
         shards = self._rowid_shards()
         rows = self._filter_ranked(
             lambda window: self._ranked_in_index(match, shards, window),
@@ -390,7 +408,7 @@ class SearchIndex:
                 [match, self.workspace_id, *params, *admitted_params, int(limit)],
             ).fetchall()
         else:  # ranked in the index alone, then joined, as lexical_blocks does and for the same reason
-            scoped = f"title : ({match}) AND scope : {_scope_token('w', self.workspace_id)}"
+            scoped = f"title : ({match}) AND scope : {_scope_token('w', self.workspace_id)}" + _note_tokens(flt.note_ids)
             rows = self._filter_ranked(
                 lambda window: [(int(rid), -float(score)) for rid, score in self._x(
                     "SELECT rowid, bm25(note_title_fts, 1.0, 0.0) AS lower_is_better FROM note_title_fts"
@@ -540,6 +558,9 @@ class SearchIndex:
         if flt.note_ids is not None:
             where += f" AND {self._d.in_ids('n.id')}"
             params.append(self._d.ids(sorted(flt.note_ids)))
+            if blocks:  # on the ranked rows too: the planner may then start from the note set's blocks
+                where += f" AND {self._d.in_ids(alias + '.note_id')}"
+                params.append(self._d.ids(sorted(flt.note_ids)))
         if blocks and flt.allowed_provenance is not None:
             where += f" AND {self._d.in_ids(_PAIR_SQL.replace('b.', alias + '.'))}"
             params.append(self._d.ids(_pairs(flt.allowed_provenance)))
@@ -552,14 +573,24 @@ _RANKED_ROWS = ("(SELECT json_extract(value, '$[0]') AS rid, json_extract(value,
                 " FROM json_each(?)) f")
 
 
-def _scoped_match(match: str, workspace_id: str, allowed: frozenset[tuple[str, str]] | None) -> str:
-    """The FTS5 query for ``match`` over block text, limited to the workspace's blocks and,
-    when ``allowed`` is given, to blocks of those (origin, review state) pairs: the tokens
-    of ``blocks.scope`` (migration 17), spelled the way its generated column spells them."""
-    scoped = f"text : ({match}) AND scope : {_scope_token('w', workspace_id)}"
+def _scoped_match(match: str, workspace_id: str, allowed: frozenset[tuple[str, str]] | None,
+                  note_ids: frozenset[str] | None = None) -> str:
+    """The FTS5 query for ``match`` over block text less its secrets (migration 20), limited to the
+    workspace's blocks, when ``allowed`` is given to blocks of those (origin, review state) pairs, and
+    when ``note_ids`` is to those notes' blocks: the tokens of ``blocks.scope`` (migrations 17, 20),
+    spelled the way its generated column spells them. The caller's floor and note set are thus
+    applied inside the ranking, never after it: what it may not see costs it nothing."""
+    scoped = f"lexical_text : ({match}) AND scope : {_scope_token('w', workspace_id)}"
     if allowed is not None:
         scoped += " AND scope : (" + " OR ".join(_scope_token("p", f"{o}|{r}") for o, r in sorted(allowed)) + ")"
-    return scoped
+    return scoped + _note_tokens(note_ids)
+
+
+def _note_tokens(note_ids: frozenset[str] | None) -> str:
+    """`` AND scope : (n… OR …)``: the note set as ``scope`` tokens (migration 20); '' for no note set."""
+    if note_ids is None:
+        return ""
+    return " AND scope : (" + " OR ".join(_scope_token("n", note_id) for note_id in sorted(note_ids)) + ")"
 
 
 def _scope_token(kind: str, value: str) -> str:

@@ -1,0 +1,23 @@
+-- Version 20: the lexical index holds no secret.
+--
+-- What a search matches must not tell a reader what it sees masked: a correct
+-- guess of a masked password found its note lexically, a wrong one did not.
+-- `blocks.tsv` is now generated from `blocks.lexical_text` — the block's text with
+-- every secret span taken out, computed by the write path's search step
+-- (search/indexing.py) in the write's transaction — instead of `blocks.text`. The
+-- block statements set it to NULL whenever the text changes, so a block whose
+-- lexical text was not computed is found by no word rather than by its secret.
+-- Rows written before this version start NULL and are filled when the deployment
+-- opens (indexing.fill_lexical_texts).
+--
+-- The note set inside the ranking needs no column here: the lexical statement
+-- names the note set on the blocks it ranks (SearchIndex._note_filter), which the
+-- planner can answer from the blocks' (workspace, note) index (SQLite's FTS5
+-- index needed a token for it: migrations/sqlite/0020).
+
+ALTER TABLE blocks DROP COLUMN tsv;
+ALTER TABLE blocks ADD COLUMN lexical_text text;
+ALTER TABLE blocks
+    ADD COLUMN tsv tsvector GENERATED ALWAYS AS (to_tsvector('english'::regconfig, coalesce(lexical_text, ''))) STORED;
+CREATE INDEX blocks_tsv ON blocks USING gin (tsv);
+CREATE INDEX blocks_without_lexical_text ON blocks (workspace_id, note_id) WHERE lexical_text IS NULL;
