@@ -172,7 +172,8 @@ def _with_masks(chunks: list[Chunk], blocks: Iterable[BlockRow]) -> list[tuple[C
 
 
 def _meta(row: NoteRow) -> NoteMeta:
-    return NoteMeta(row.title, tuple(row.types), dict(row.properties))
+    """The note's metadata as chunks carry it: the title in their prefix is embedded, less its secrets."""
+    return NoteMeta(lexical_text(row.title), tuple(row.types), dict(row.properties))
 
 
 def _block(row: BlockRow) -> Block:

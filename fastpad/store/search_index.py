@@ -351,12 +351,13 @@ class SearchIndex:
             return []
         where, params = self._note_filter(flt, "b")
         if self._d.name == "postgres":
+            scoped, source, scoped_params = self._note_set_rows("blocks", "note_id", flt)
             rows = self._x(
-                "SELECT b.note_id, b.block_id, ts_rank_cd(b.tsv, q.q) AS s"
-                " FROM (SELECT to_tsquery('english', ?) AS q) q, blocks b JOIN notes n ON n.id = b.note_id"
+                f"{scoped}SELECT b.note_id, b.block_id, ts_rank_cd(b.tsv, q.q) AS s"
+                f" FROM (SELECT to_tsquery('english', ?) AS q) q, {source} b JOIN notes n ON n.id = b.note_id"
                 f" WHERE b.tsv @@ q.q AND b.workspace_id = ? AND n.workspace_id = ?{where}"
                 " ORDER BY s DESC, b.note_id, b.position LIMIT ?",
-                [match, self.workspace_id, self.workspace_id, *params, int(limit)],
+                [*scoped_params, match, self.workspace_id, self.workspace_id, *params, int(limit)],
             ).fetchall()
             return [BlockHit(r[0], r[1], float(r[2])) for r in rows]
         # FTS5 ranks every match in C; joining each to its block and note first cost
@@ -400,12 +401,13 @@ class SearchIndex:
         where, params = self._note_filter(flt, "n", blocks=False)
         admitted, admitted_params = self._admitted_text(flt)
         if self._d.name == "postgres":
+            scoped, source, scoped_params = self._note_set_rows("notes", "id", flt)
             rows = self._x(
-                "SELECT n.id, ts_rank_cd(n.title_tsv, q.q) AS s"
-                " FROM (SELECT to_tsquery('english', ?) AS q) q, notes n"
+                f"{scoped}SELECT n.id, ts_rank_cd(n.title_tsv, q.q) AS s"
+                f" FROM (SELECT to_tsquery('english', ?) AS q) q, {source} n"
                 f" WHERE n.title_tsv @@ q.q AND n.workspace_id = ?{where}{admitted}"
                 " ORDER BY s DESC, n.id LIMIT ?",
-                [match, self.workspace_id, *params, *admitted_params, int(limit)],
+                [*scoped_params, match, self.workspace_id, *params, *admitted_params, int(limit)],
             ).fetchall()
         else:  # ranked in the index alone, then joined, as lexical_blocks does and for the same reason
             scoped = f"title : ({match}) AND scope : {_scope_token('w', self.workspace_id)}" + _note_tokens(flt.note_ids)
@@ -419,6 +421,17 @@ class SearchIndex:
                 [self.workspace_id, *params, *admitted_params], limit,
             )
         return [(r[0], float(r[1])) for r in rows]
+
+    def _note_set_rows(self, table: str, note_column: str, flt: SearchFilter) -> tuple[str, str, list[Any]]:
+        """PostgreSQL: (``WITH`` clause, the rows to rank, its parameters). A caller limited to a note
+        set ranks its notes' rows alone, read first (``MATERIALIZED``: the planner may not start from
+        the text index instead), so what the statement costs is the note set's, whatever the words:
+        a word only notes outside it hold costs what a word no note holds (bench/note_scope.py)."""
+        if flt.note_ids is None:
+            return "", table, []
+        return (f"WITH note_set_rows AS MATERIALIZED (SELECT * FROM {table} WHERE workspace_id = ?"
+                f" AND {self._d.in_ids(note_column)}) ", "note_set_rows",
+                [self.workspace_id, self._d.ids(sorted(flt.note_ids))])
 
     def _rowid_shards(self) -> list[tuple[int, int]]:
         """Rowid ranges to rank a query over side by side: as many as the
