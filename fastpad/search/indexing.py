@@ -31,8 +31,10 @@ embedded — are cut from the same text. Every reader but a person sees a secret
 that matched a correct guess of it (or ranked it closer) and not a wrong one would tell that reader
 the value. The owner searching for their own secret's value does not find it either: one index for
 everyone keeps the write path single and the index small, and a person reads the note to see it.
-The step fills the lexical text of every block of the note the write left without one; rows
-written before migration 20 are filled when the deployment opens (:func:`fill_lexical_texts`).
+The step fills the lexical text of every block of the note, and its lexical title, that the
+write left without one; rows written before migration 20 are filled when the deployment opens
+(:func:`backfill_lexical_texts`). Titles are indexed less their secrets the same way
+(``notes.lexical_title``).
 """
 
 from __future__ import annotations
@@ -64,9 +66,14 @@ def lexical_text(text: str) -> str:
 
 
 def fill_lexical_texts(tx: WorkspaceTx, note_id: str | None = None, *, batch: int = 500) -> set[str]:
-    """Compute the lexical text of every block left without one (of ``note_id``, or of the
-    workspace); returns the notes where it differs from the text — those holding a secret."""
+    """Compute the lexical text of every block, and the lexical title of every note, left without
+    one (of ``note_id``, or of the workspace); returns the notes where a text differs from the
+    lexical one — those holding a secret."""
     with_secrets: set[str] = set()
+    while titles := tx.search_index.notes_without_lexical_title(note_id, limit=batch):
+        lexical_titles = [(note, lexical_text(title)) for note, title in titles]
+        with_secrets |= {note for (note, title), (_, lexical) in zip(titles, lexical_titles) if lexical != title}
+        tx.search_index.set_lexical_titles(lexical_titles)
     while rows := tx.search_index.blocks_without_lexical_text(note_id, limit=batch):
         texts = [(note, block_id, lexical_text(text)) for note, block_id, text in rows]
         with_secrets |= {note for (note, _, text), (_, _, lexical) in zip(rows, texts) if lexical != text}
@@ -87,8 +94,7 @@ def backfill_lexical_texts(tx: WorkspaceTx) -> int:
 
 def index_note_chunks(tx: WorkspaceTx, write: NoteWrite) -> None:
     """The write path's search step (see the module docstring)."""
-    if write.blocks is not None or write.block_edits is not None:
-        fill_lexical_texts(tx, write.note_id)
+    fill_lexical_texts(tx, write.note_id)  # two indexed reads when the write changed no text
     if (write.blocks is None and write.block_edits is None and write.title is None and write.types is None
             and write.properties is None):
         return  # archive, trash and their reverses change no text

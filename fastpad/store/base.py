@@ -645,8 +645,8 @@ class WorkspaceTx:
             if w.snapshot is not None:
                 sets.append("frontier = ?")
                 params.append(w.frontier)
-            if w.title is not None:
-                sets.append("title = ?")
+            if w.title is not None:  # its lexical title is the write path's search step's to fill (migration 20)
+                sets.append("title = ?, lexical_title = NULL")
                 params.append(w.title)
             if w.types is not None:
                 sets.append("types = ?")

@@ -216,6 +216,21 @@ class SearchIndex:
             params.append(note_id)
         return [(r[0], r[1], r[2]) for r in self._x(sql + " LIMIT ?", [*params, int(limit)]).fetchall()]
 
+    def notes_without_lexical_title(self, note_id: str | None = None, *, limit: int = 500) -> list[tuple[str, str]]:
+        """(note id, title) of notes whose lexical title is not computed yet: one, or the workspace's."""
+        sql = "SELECT id, title FROM notes WHERE workspace_id = ? AND lexical_title IS NULL"
+        params: list[Any] = [self.workspace_id]
+        if note_id is not None:
+            sql += " AND id = ?"
+            params.append(note_id)
+        return [(r[0], r[1]) for r in self._x(sql + " LIMIT ?", [*params, int(limit)]).fetchall()]
+
+    def set_lexical_titles(self, titles: Sequence[tuple[str, str]]) -> None:
+        """Store (note id, lexical title) pairs: what the title index reads."""
+        self._tx._w()  # noqa: SLF001
+        self._many("UPDATE notes SET lexical_title = ? WHERE workspace_id = ? AND id = ?",
+                   [(title, self.workspace_id, note_id) for note_id, title in titles])
+
     def set_lexical_texts(self, texts: Sequence[tuple[str, str, str]]) -> None:
         """Store (note id, block id, lexical text) triples: what the lexical index reads."""
         self._tx._w()  # noqa: SLF001

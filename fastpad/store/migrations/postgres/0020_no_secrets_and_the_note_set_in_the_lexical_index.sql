@@ -8,7 +8,8 @@
 -- block statements set it to NULL whenever the text changes, so a block whose
 -- lexical text was not computed is found by no word rather than by its secret.
 -- Rows written before this version start NULL and are filled when the deployment
--- opens (indexing.fill_lexical_texts).
+-- opens (indexing.backfill_lexical_texts). Titles alike: `notes.title_tsv` is
+-- generated from `notes.lexical_title`, NULL whenever the title changes.
 --
 -- The note set inside the ranking needs no column here: the lexical statement
 -- names the note set on the blocks it ranks (SearchIndex._note_filter), which the
@@ -21,3 +22,10 @@ ALTER TABLE blocks
     ADD COLUMN tsv tsvector GENERATED ALWAYS AS (to_tsvector('english'::regconfig, coalesce(lexical_text, ''))) STORED;
 CREATE INDEX blocks_tsv ON blocks USING gin (tsv);
 CREATE INDEX blocks_without_lexical_text ON blocks (workspace_id, note_id) WHERE lexical_text IS NULL;
+
+ALTER TABLE notes DROP COLUMN title_tsv;
+ALTER TABLE notes ADD COLUMN lexical_title text;
+ALTER TABLE notes
+    ADD COLUMN title_tsv tsvector GENERATED ALWAYS AS (to_tsvector('english'::regconfig, coalesce(lexical_title, ''))) STORED;
+CREATE INDEX notes_title_tsv ON notes USING gin (title_tsv);
+CREATE INDEX notes_without_lexical_title ON notes (workspace_id) WHERE lexical_title IS NULL;

@@ -7,7 +7,9 @@
 -- write's transaction — instead of `blocks.text`. The block statements set it to
 -- NULL whenever the text changes, so a block whose lexical text was not computed
 -- is found by no word rather than by its secret. Rows written before this version
--- start NULL and are filled when the deployment opens (indexing.fill_lexical_texts).
+-- start NULL and are filled when the deployment opens (indexing.backfill_lexical_texts).
+-- Titles alike: `notes.lexical_title`, NULL whenever the title changes, is what the
+-- title index's mirror (`note_title_text`, migration 19) now holds.
 --
 -- 2. The note set inside the ranking: `scope` gains a third token, the block's note
 -- (hex-spelled as the others), so a token limited to some notes ranks only their
@@ -54,6 +56,22 @@ DROP TRIGGER note_title_fts_insert;
 DROP TRIGGER note_title_fts_delete;
 DROP TRIGGER note_title_fts_update;
 DROP TABLE note_title_fts;
+
+DROP TRIGGER notes_title_insert;
+DROP TRIGGER notes_title_update;
+ALTER TABLE notes ADD COLUMN lexical_title TEXT;
+CREATE INDEX notes_without_lexical_title ON notes (workspace_id) WHERE lexical_title IS NULL;
+UPDATE note_title_text SET title = '';
+
+CREATE TRIGGER notes_title_insert AFTER INSERT ON notes BEGIN
+    INSERT INTO note_title_text (note_id, workspace_id, title)
+    VALUES (new.id, new.workspace_id, coalesce(new.lexical_title, ''));
+END;
+
+CREATE TRIGGER notes_title_update AFTER UPDATE OF lexical_title ON notes
+WHEN new.lexical_title IS NOT old.lexical_title BEGIN
+    UPDATE note_title_text SET title = coalesce(new.lexical_title, '') WHERE note_id = new.id;
+END;
 
 ALTER TABLE note_title_text DROP COLUMN scope;
 ALTER TABLE note_title_text ADD COLUMN scope TEXT GENERATED ALWAYS AS (
