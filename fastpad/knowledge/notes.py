@@ -34,7 +34,7 @@ from fastpad.notes.blocks import heading_title
 from fastpad.notes.frontier import decode_frontier
 from fastpad.notes.provenance import SURVIVING_STRETCH, Origin, Provenance, ReviewState, restamp, rewritten
 from fastpad.notes.schema import storable_text
-from fastpad.search.indexing import index_note_chunks
+from fastpad.search.indexing import index_note_chunks, lexical_text
 from fastpad.security.principals import Principal
 from fastpad.security.scopes import EXPORT, NOTES_DELETE, NOTES_READ, NOTES_WRITE
 from fastpad.store import BlockEdits, BlockRow, NoteRow, NoteWrite, Store, WorkspaceTx, utcnow
@@ -623,7 +623,7 @@ class NoteService:
         (titles, aliases, edges from block text), the search step (the note's
         chunks) and the property step (its types and typed values) follow in
         the same transaction."""
-        seq = tx.write_note(write, previous_blocks=previous_blocks)
+        seq = tx.write_note(write, previous_blocks=previous_blocks, lexical=lexical_text)
         project_links(tx, write)
         index_note_chunks(tx, write)
         index_note_properties(tx, write)

@@ -31,8 +31,9 @@ embedded — are cut from the same text. Every reader but a person sees a secret
 that matched a correct guess of it (or ranked it closer) and not a wrong one would tell that reader
 the value. The owner searching for their own secret's value does not find it either: one index for
 everyone keeps the write path single and the index small, and a person reads the note to see it.
-The step fills the lexical text of every block of the note, and its lexical title, that the
-write left without one; rows written before migration 20 are filled when the deployment opens
+``NoteService._commit`` hands the store :func:`lexical_text`, so the statements that write a text
+or a title write its lexical text with it; the step fills whatever a write left without one (NULL:
+found by no word meanwhile); rows written before migration 20 are filled when the deployment opens
 (:func:`backfill_lexical_texts`). Titles are indexed less their secrets the same way
 (``notes.lexical_title``).
 """
@@ -98,7 +99,7 @@ def backfill_lexical_texts(tx: WorkspaceTx) -> int:
 
 def index_note_chunks(tx: WorkspaceTx, write: NoteWrite) -> None:
     """The write path's search step (see the module docstring)."""
-    fill_lexical_texts(tx, write.note_id)  # two indexed reads when the write changed no text
+    fill_lexical_texts(tx, write.note_id)  # what the write left unfilled: nothing, for _commit's (two indexed reads)
     if (write.blocks is None and write.block_edits is None and write.title is None and write.types is None
             and write.properties is None):
         return  # archive, trash and their reverses change no text

@@ -3,13 +3,13 @@
 -- What a search matches must not tell a reader what it sees masked: a correct
 -- guess of a masked password found its note lexically, a wrong one did not.
 -- `blocks.tsv` is now generated from `blocks.lexical_text` — the block's text with
--- every secret span taken out, computed by the write path's search step
--- (search/indexing.py) in the write's transaction — instead of `blocks.text`. The
--- block statements set it to NULL whenever the text changes, so a block whose
--- lexical text was not computed is found by no word rather than by its secret.
+-- every secret span taken out (search/indexing.py), written by the statement that
+-- writes the text — instead of `blocks.text`. A statement that has none sets it to
+-- NULL, which the write path's search step fills in the same transaction: a block
+-- whose lexical text was not computed is found by no word rather than by its secret.
 -- Rows written before this version start NULL and are filled when the deployment
 -- opens (indexing.backfill_lexical_texts). Titles alike: `notes.title_tsv` is
--- generated from `notes.lexical_title`, NULL whenever the title changes.
+-- generated from `notes.lexical_title`, written with the title.
 --
 -- The note set inside the ranking needs no column here: the lexical statement
 -- names the note set on the blocks it ranks (SearchIndex._note_filter), which the
