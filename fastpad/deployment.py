@@ -41,6 +41,7 @@ from fastpad.review.effects import EventNotes, KnowledgeEffects
 from fastpad.review.service import ReviewService
 from fastpad.search.ask import AskService
 from fastpad.search.context import ContextService
+from fastpad.search.indexing import backfill_lexical_texts
 from fastpad.search.provider import CONFIG_KEY as ASK_CONFIG_KEY, provider_from_config
 from fastpad.search.service import SearchService
 from fastpad.outbound.pipeline import redaction_key
@@ -142,6 +143,8 @@ class Deployment:
         self.notes.agent_creations = self.review.create_note
         self.search, self.embedder = build_search(self.store, self.config.get("embeddings"),
                                                   redaction_key=redaction_key(self.secret))
+        with self.store.write(self.workspace_id) as tx:  # blocks stored before migration 21 (a no-op after)
+            backfill_lexical_texts(tx)
         # fastpad.json's "ask" object names the model provider (search/provider.py); none: asking is refused.
         self.ask = AskService(self.search, self.notes, self.tokens, provider_from_config(self.config.get(ASK_CONFIG_KEY)))
         self.context = ContextService(self.search, self.notes, self.graph)

@@ -34,7 +34,7 @@ from fastpad.notes.blocks import MAX_TITLE_CHARS, heading_title
 from fastpad.notes.frontier import decode_frontier
 from fastpad.notes.provenance import SURVIVING_STRETCH, Origin, Provenance, ReviewState, restamp, rewritten
 from fastpad.notes.schema import storable_text
-from fastpad.search.indexing import index_note_chunks
+from fastpad.search.indexing import index_note_chunks, lexical_text
 from fastpad.security.audit import WORKSPACE_EXPORT, record
 from fastpad.security.principals import Principal
 from fastpad.security.scopes import EXPORT, NOTES_DELETE, NOTES_READ, NOTES_WRITE
@@ -640,7 +640,7 @@ class NoteService:
         # Every way a title arrives — a create, a rename, frontmatter, a Loro update that sets the
         # note's meta — ends here, so the published limit holds for all of them.
         _check_title(write.title)
-        seq = tx.write_note(write, previous_blocks=previous_blocks)
+        seq = tx.write_note(write, previous_blocks=previous_blocks, lexical=lexical_text)
         project_links(tx, write)
         index_note_chunks(tx, write)
         index_note_properties(tx, write)

@@ -3,9 +3,9 @@
 
 A signed-in person only — no token of any scope can, agents least of all — and every
 expansion is logged in the change feed (``secret_revealed``: who, which note, when; never the
-value). The secret is found again in the note's stored text and matched by its fingerprint
-(``outbound.secrets.locate``), so a placeholder typed by hand, or one from another note,
-expands to nothing.
+value). The secret is found again in the note's stored text and matched by its fingerprint,
+which names the block and the secret's place in it (``outbound.secrets.locate``), so a placeholder
+typed by hand, or one from another note, expands to nothing.
 """
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ from datetime import datetime
 
 from fastpad.errors import FieldError, NotFound, ValidationFailed
 from fastpad.knowledge.notes import visible_note
-from fastpad.outbound.secrets import PLACEHOLDER_RE, locate
+from fastpad.outbound.secrets import PLACEHOLDER_RE, block_scope, locate
 from fastpad.security.audit import PLACEHOLDER_REVEAL, record
 from fastpad.security.principals import Principal
 from fastpad.store import Store, utcnow
@@ -44,9 +44,9 @@ class PlaceholderService:
         rule_id, fp = match.group(1), match.group(2)
         with self.store.write(principal.workspace_id) as tx:
             note = visible_note(tx, principal, note_id)
-            texts = [(None, note.title), *((b.block_id, b.text) for b in tx.blocks(note_id))]
-            found = next(((block_id, text, spans[0]) for block_id, text in texts
-                          if (spans := locate(text, self.redaction_key, rule_id, fp))), None)
+            texts = [(None, note.title, ""), *((b.block_id, b.text, block_scope(b.block_id)) for b in tx.blocks(note_id))]
+            found = next(((block_id, text, spans[0]) for block_id, text, scope in texts
+                          if (spans := locate(text, self.redaction_key, rule_id, fp, scope))), None)
             if found is None:
                 raise NotFound(detail="this note holds no secret that placeholder stands for",
                                extra={"note_id": note_id})

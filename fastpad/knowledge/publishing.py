@@ -32,7 +32,7 @@ from fastpad.errors import Conflict
 from fastpad.knowledge.notes import visible_note
 from fastpad.knowledge.wikilinks import rewrite_wikilinks
 from fastpad.notes import Block, NoteMeta, is_ulid, serialize_markdown
-from fastpad.outbound.secrets import redact
+from fastpad.outbound.secrets import block_scope, redact
 from fastpad.security.audit import NOTE_PUBLISH, NOTE_UNPUBLISH, record
 from fastpad.security.principals import Principal
 from fastpad.store import BlockRow, Store, utcnow
@@ -148,7 +148,8 @@ class PublishingService:
             return rewrite
 
         blocks = [Block(r.block_id, r.type, redact(rewrite_wikilinks(r.type, r.text, linked(r.block_id)),
-                                                   self.redaction_key).text, r.attrs) for r in rows]
+                                                   self.redaction_key, block_scope(r.block_id)).text, r.attrs)
+                  for r in rows]
         title = redact(title, self.redaction_key).text
         markdown = serialize_markdown(NoteMeta(title), blocks)
         body = _ANCHOR.sub("", serialize_markdown(NoteMeta(), blocks))

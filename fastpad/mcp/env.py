@@ -43,4 +43,4 @@ class McpEnv:
 
     def policy(self, principal: Principal, *, max_tokens: int | None = None) -> OutboundPolicy:
         hosts = self.allow_hosts.get(principal.token_id or "", ())
-        return OutboundPolicy(self._key, hosts, max_tokens or self.max_tokens)
+        return OutboundPolicy(self._key, hosts, max_tokens or self.max_tokens, own_origin=self.base_url)

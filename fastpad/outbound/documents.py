@@ -1,11 +1,16 @@
 """Structured results (JSON-like values) prepared for a reader who is not a person, the same
 way on every surface (the MCP tools' results, the HTTP API's JSON):
 
-- every string that can hold note text is redacted (a short value read with its member's name,
-  so ``{"password": "…"}`` is recognised as well as ``password: …`` in text), then its links neutralised
-  (:func:`fastpad.outbound.prepare`); identifiers, handles, cursors, frontiers and the URLs this
-  server mints (:data:`MACHINE_KEYS`) pass as they are — they are not note text, and a review URL
-  is meant to be opened by a person;
+- every string — every value *and every member name*, whatever the member is called — is
+  redacted (a short value read with its member's name, so ``{"password": "…"}`` is recognised as
+  well as ``password: …`` in text), then its links neutralised (:func:`fastpad.outbound.prepare`).
+  No name is exempt: a note's property may be called ``id``, ``type`` or ``review_url`` as easily
+  as anything else. What the server mints passes unchanged by construction, not by name:
+  identifiers, frontiers, handles and cursors are shapes no secret rule matches, and the URLs
+  it mints point at its own origin, which link neutralisation leaves live
+  (``OutboundPolicy.own_origin``);
+- the text of a block-shaped value is masked with the block's scope, so its placeholders are
+  the ones the note's owner can expand (:func:`~fastpad.outbound.secrets.block_scope`);
 - a block-shaped value — a mapping carrying both ``origin`` and ``review_state`` (a note's block,
   a block's version in its history) — that the reader's trust floor does not admit is left out of
   the list that holds it, so text below the floor never leaves, whatever route carried it.
@@ -19,46 +24,45 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from fastpad.outbound.pipeline import OutboundPolicy, prepare
-
-# Members whose values are never note text: left exactly as the server made them (``next`` is the
-# server's own instruction, and may name a review URL a person is meant to open).
-MACHINE_KEYS = frozenset({
-    "session", "handles", "next_cursor", "frontier", "expected_frontier", "current_frontier", "review_url",
-    "type", "docs_url", "instance", "note_id", "block_id", "turn_id", "id", "edge_id", "anchors", "note_ids",
-    "cursor", "next",
-})
+from fastpad.outbound.secrets import block_scope
 
 Admit = Callable[[Any, Any], bool]  # (origin, review_state) -> may this reader see it?
 _NAMED_VALUE_MAX = 512  # property values, titles, names: long text is never a bare secret value
 
 
-def prepare_document(value: Any, policy: OutboundPolicy, admit: Admit | None = None, key: str | None = None) -> Any:
-    """``value`` as it may leave (see the module docstring); ``admit`` None keeps every block."""
-    if key in MACHINE_KEYS:
-        return value
+def prepare_document(value: Any, policy: OutboundPolicy, admit: Admit | None = None, scope: str = "") -> Any:
+    """``value`` as it may leave (see the module docstring); ``admit`` None keeps every block;
+    ``scope`` names the text the strings belong to (a block's, inside a block)."""
     if isinstance(value, str):
-        return prepare(value, policy).text
+        return prepare(value, policy, scope).text
     if isinstance(value, Mapping):
-        return {k: _member(k, v, policy, admit) for k, v in value.items()}
+        scope = _block_scope(value) or scope
+        return {prepare(str(k), policy).text: _member(str(k), v, policy, admit, scope) for k, v in value.items()}
     if isinstance(value, (list, tuple)):
-        return [prepare_document(item, policy, admit) for item in value if admit is None or _admitted(item, admit)]
+        return [prepare_document(item, policy, admit, scope) for item in value
+                if admit is None or _admitted(item, admit)]
     return value
 
 
-def _member(key: str, value: Any, policy: OutboundPolicy, admit: Admit | None) -> Any:
+def _member(key: str, value: Any, policy: OutboundPolicy, admit: Admit | None, scope: str) -> Any:
     """One member of a mapping. A short one-line string is read with its name, as ``name: value``:
     some secrets are recognisable only by what they are called (a property ``password`` or
     ``aws_secret_access_key``), and the rules that know those names need to see them."""
-    if isinstance(value, str) and key not in MACHINE_KEYS and len(value) <= _NAMED_VALUE_MAX and "\n" not in value:
-        named = prepare(f"{key}: {value}", policy).text
+    if isinstance(value, str) and len(value) <= _NAMED_VALUE_MAX and "\n" not in value:
+        named = prepare(f"{key}: {value}", policy, scope).text
         if named.startswith(f"{key}: "):
             return named[len(key) + 2:]
-    return prepare_document(value, policy, admit, key)
+    return prepare_document(value, policy, admit, scope)
 
 
 def is_block(value: Any) -> bool:
     """A value carrying provenance: a block, or one version of one."""
     return isinstance(value, Mapping) and "origin" in value and "review_state" in value
+
+
+def _block_scope(value: Mapping[str, Any]) -> str:
+    block_id = value.get("block_id") or value.get("id") if is_block(value) else None
+    return block_scope(block_id) if isinstance(block_id, str) else ""
 
 
 def _admitted(item: Any, admit: Admit) -> bool:

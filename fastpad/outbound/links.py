@@ -47,8 +47,11 @@ Left alone: relative links (``/errors``, ``#section``, ``other.md``) and
 wiki links, which point inside the workspace; a bare ``name.tld`` with nothing
 after it (``readme.md``, ``example.com``: it carries no data, and bending every
 file name would garble notes about code); ``mailto:`` links without a query and
-``tel:`` links (nothing is fetched or pre-filled); e-mail addresses; and every
-link whose host is allowed.
+``tel:`` links (nothing is fetched or pre-filled); e-mail addresses; every link
+whose host is allowed; and every link to the server's own origin (``own_origin``:
+scheme, host and port exactly, no userinfo), which is where the URLs the server
+mints point — a review URL a person opens, a problem's ``type`` — and is no way
+out of the workspace.
 
 Allowlist entries are ``example.com`` (that host exactly) or
 ``*.example.com`` (any subdomain, not the apex — list both to allow both).
@@ -245,12 +248,23 @@ def _find_all(text: str, needle: str, into: list[int]) -> None:
         i = text.find(needle, i + 1)
 
 
+def origin_of(url: str) -> tuple[str, str, str] | None:
+    """(scheme, host, port) of an absolute URL without userinfo, lower-cased; None for anything else."""
+    parts = _split(url)
+    if parts is None or not parts.scheme or parts.userinfo:
+        return None
+    return parts.scheme.lower(), parts.host.lower(), parts.port
+
+
 class _Rewriter:
-    def __init__(self, allow_hosts: tuple[str, ...]) -> None:
+    def __init__(self, allow_hosts: tuple[str, ...], own_origin: tuple[str, str, str] | None = None) -> None:
         self.allow = allow_hosts
+        self.own_origin = own_origin
         self.count = 0
 
     def allowed(self, url: str) -> bool:
+        if self.own_origin is not None and origin_of(url) == self.own_origin:
+            return True
         return host_allowed(url_host(url), self.allow)
 
     def defang(self, url: str) -> str:
@@ -568,8 +582,9 @@ def _spans(text: str) -> list[tuple[bool, str]]:
 _MAX_PASSES = 4
 
 
-def neutralize_links(text: str, allow_hosts: Iterable[str] = ()) -> NeutralizeResult:
-    """``text`` with every non-allowlisted URL neutralised, and how many were.
+def neutralize_links(text: str, allow_hosts: Iterable[str] = (), own_origin: str | None = None) -> NeutralizeResult:
+    """``text`` with every non-allowlisted URL neutralised, and how many were; links to ``own_origin``
+    (the server's base URL) stay.
 
     Output read again must come back unchanged, or a second outbound hop would
     rewrite what the first one produced. Removing a link's brackets can join
@@ -578,9 +593,10 @@ def neutralize_links(text: str, allow_hosts: Iterable[str] = ()) -> NeutralizeRe
     ordinary text settles in one pass, and the second pass is the check.
     """
     allow = normalize_allow_hosts(allow_hosts)
+    own = origin_of(own_origin) if own_origin else None
     count = 0
     for _ in range(_MAX_PASSES):
-        rewriter = _Rewriter(allow)
+        rewriter = _Rewriter(allow, own)
         pieces = [rewriter.code(piece) if is_code else rewriter.prose(piece) for is_code, piece in _segments(text)]
         rewritten = "".join(pieces)
         count += rewriter.count

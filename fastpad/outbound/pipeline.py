@@ -49,11 +49,14 @@ class OutboundPolicy:
     ``secret_key`` is the server's fingerprint key (at least 16 bytes), never a
     per-token value, so the same secret shows the same placeholder to everyone.
     ``allow_hosts`` comes from the token (``example.com`` or ``*.example.com``).
+    ``own_origin`` is the server's base URL: the URLs it mints (review URLs, problem types)
+    point there, and links to it stay live, whoever wrote them.
     """
 
     secret_key: bytes
     allow_hosts: tuple[str, ...] = ()
     max_tokens: int = DEFAULT_MAX_TOKENS
+    own_origin: str | None = None
 
     def __post_init__(self) -> None:
         if not isinstance(self.secret_key, bytes) or len(self.secret_key) < MIN_SECRET_KEY_BYTES:
@@ -76,10 +79,11 @@ class OutboundText:
         return bool(self.redactions)
 
 
-def prepare(text: str, policy: OutboundPolicy) -> OutboundText:
-    """Redact secrets, then neutralise links (see the module docstring for why in that order)."""
-    redaction = redact(text, policy.secret_key)
-    links = neutralize_links(redaction.text, policy.allow_hosts)
+def prepare(text: str, policy: OutboundPolicy, scope: str = "") -> OutboundText:
+    """Redact secrets, then neutralise links (see the module docstring for why in that order).
+    ``scope`` names the text the placeholders are bound to (:func:`~fastpad.outbound.secrets.block_scope`)."""
+    redaction = redact(text, policy.secret_key, scope)
+    links = neutralize_links(redaction.text, policy.allow_hosts, policy.own_origin)
     return OutboundText(links.text, redaction.matches, links.neutralized)
 
 

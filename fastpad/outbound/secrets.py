@@ -4,24 +4,29 @@ What a secret looks like is the rule catalogue in :mod:`fastpad.outbound.secret_
 this module finds the rules' matches in a text and masks them.
 
 Masking happens on the way out only. :func:`redact` is a pure function of the
-text and a server key; the note itself is never edited. Each secret becomes a
+text, a server key and the text's scope; the note itself is never edited. Each secret becomes a
 visible placeholder ``[redacted:RULE:FINGERPRINT]``, so a false positive is
 something a person can see and ask to expand (:func:`locate` finds the original
 span again from the fingerprint), never silent loss.
 
-The fingerprint is ``HMAC-SHA256(key, rule_id + "\\0" + secret)`` truncated to
-:data:`FINGERPRINT_HEX` hex digits: stable across calls and notes (the same key
-pasted twice shows the same suffix), useless to someone without the server key
-(no offline guessing of short passwords), and short enough to read aloud.
+The fingerprint names *where* a secret is, never *what* it is:
+``HMAC-SHA256(key, scope + "\\0" + ordinal + "\\0" + rule_id)`` truncated to
+:data:`FINGERPRINT_HEX` hex digits, where ``scope`` names the text (a block: ``block:ID``; see
+:func:`block_scope`) and ``ordinal`` is the secret's place among the secrets of that text. The
+value is not an input. A fingerprint of the value, however keyed, is an oracle: a reader who sees
+``[redacted:generic-password:1a2b3c]`` and can have the server mask text of its own — a proposal's
+dry run, a note it creates — sends guesses until one comes back with the same suffix. Bound to the
+place, a correct and a wrong guess mask alike, and the placeholder still expands for a person
+(the same block and ordinal find the same span) and is stable across reads while the secrets
+before it in its block stay. Two copies of one secret show two suffixes; that the two are equal
+is itself something a reader who cannot see them should not learn.
 
-What detection sees through, because a secret pasted into a note is still a secret:
-
-- zero-width characters (U+200B, U+200C, U+200D, U+2060, U+FEFF), which copy-paste
-  and some editors slip into tokens: rules match the text without them, the mask
-  covers the original span including them, and the fingerprint is the visible
-  secret's (so it equals the fingerprint of the same secret typed cleanly);
-- Markdown emphasis around a token (``*sk_live_…*``, ``__ghp_…__``): the markers
-  are not part of the token, and stay outside the mask.
+What detection sees through, because a secret pasted into a note is still a secret: the
+rules run on the text as it renders (:mod:`fastpad.outbound.rendered`: zero-width characters,
+Markdown escapes, HTML character references, and emphasis/code markers, inline tags and link
+syntax glued inside a token undone), and each hit maps back to the source characters that render
+as it, so the mask covers exactly those — Markdown emphasis *around* a token (``*sk_live_…*``)
+stays outside the mask.
 
 Where two rules claim overlapping text, the one listed first in
 :data:`~fastpad.outbound.secret_rules.RULES` wins (specific before generic), so
@@ -208,16 +213,16 @@ def find_secrets(text: str) -> list[SecretMatch]:
     return mapped
 
 
-def _secret_text(text: str, match: SecretMatch) -> str:
-    """The secret as a reader sees it: what its fingerprint is taken over."""
-    return render_view(text[match.start:match.end]).text
+def block_scope(block_id: str) -> str:
+    """The scope of a block's text: what its placeholders are bound to, wherever it is read."""
+    return f"block:{block_id}"
 
 
-def fingerprint(secret_key: bytes, rule_id: str, value: str) -> str:
-    """The stable keyed short id of one secret value (see the module docstring)."""
+def fingerprint(secret_key: bytes, rule_id: str, scope: str, ordinal: int) -> str:
+    """The keyed short id of the ``ordinal``-th secret of the text ``scope`` names (see the module docstring)."""
     if not secret_key:
         raise ValueError("a non-empty server secret key is required to fingerprint redactions")
-    digest = hmac.new(secret_key, f"{rule_id}\0{value}".encode("utf-8"), hashlib.sha256).hexdigest()
+    digest = hmac.new(secret_key, f"{scope}\0{ordinal}\0{rule_id}".encode("utf-8"), hashlib.sha256).hexdigest()
     return digest[:FINGERPRINT_HEX]
 
 
@@ -225,11 +230,12 @@ def placeholder(rule_id: str, fp: str) -> str:
     return PLACEHOLDER_FORMAT.format(rule=rule_id, fingerprint=fp)
 
 
-def redact(text: str, secret_key: bytes) -> RedactionResult:
+def redact(text: str, secret_key: bytes, scope: str = "") -> RedactionResult:
     """``text`` with every secret replaced by ``[redacted:RULE:FINGERPRINT]``.
 
-    Pure: the input is not modified and the same input and key always give the
-    same output. ``matches`` give the spans in the original text.
+    Pure: the input is not modified and the same input, key and scope always give the
+    same output. ``matches`` give the spans in the original text. ``scope`` names the text
+    (:func:`block_scope`); text with no home of its own (a query, an agent's proposal) keeps ``""``.
     """
     if not secret_key:
         raise ValueError("a non-empty server secret key is required to fingerprint redactions")
@@ -239,8 +245,8 @@ def redact(text: str, secret_key: bytes) -> RedactionResult:
     parts: list[str] = []
     done: list[Redaction] = []
     position = 0
-    for m in matches:
-        fp = fingerprint(secret_key, m.rule_id, _secret_text(text, m))
+    for ordinal, m in enumerate(matches):
+        fp = fingerprint(secret_key, m.rule_id, scope, ordinal)
         mask = placeholder(m.rule_id, fp)
         parts.append(text[position:m.start])
         parts.append(mask)
@@ -250,14 +256,14 @@ def redact(text: str, secret_key: bytes) -> RedactionResult:
     return RedactionResult("".join(parts), tuple(done))
 
 
-def locate(text: str, secret_key: bytes, rule_id: str, fp: str) -> list[SecretMatch]:
-    """The spans of ``text`` a placeholder ``[redacted:rule_id:fp]`` stood for.
+def locate(text: str, secret_key: bytes, rule_id: str, fp: str, scope: str = "") -> list[SecretMatch]:
+    """The spans of ``text`` (named by ``scope``) a placeholder ``[redacted:rule_id:fp]`` stood for.
 
     This is how a person's "expand" request is answered (after checking that
     the person may read the note): re-detect in the stored text and compare
     fingerprints. A placeholder typed into a note by hand finds nothing.
     """
     return [
-        m for m in find_secrets(text)
-        if m.rule_id == rule_id and hmac.compare_digest(fingerprint(secret_key, m.rule_id, _secret_text(text, m)), fp)
+        m for ordinal, m in enumerate(find_secrets(text))
+        if m.rule_id == rule_id and hmac.compare_digest(fingerprint(secret_key, m.rule_id, scope, ordinal), fp)
     ]

@@ -24,11 +24,24 @@ The prefix's date is the note's own ``date`` property when it has one (a
 daily note, a meeting), else the day it was created — not the last edit, so a
 chunk nobody touched keeps its digest and its vector across edits elsewhere.
 Linked entities are the titles the note's blocks link to.
+
+No secret is indexed, for anyone (:func:`lexical_text`): the lexical index reads each block's
+text with its secret spans taken out (``blocks.lexical_text``, migration 21), and chunks — what is
+embedded — are cut from the same text. Every reader but a person sees a secret masked, and a search
+that matched a correct guess of it (or ranked it closer) and not a wrong one would tell that reader
+the value. The owner searching for their own secret's value does not find it either: one index for
+everyone keeps the write path single and the index small, and a person reads the note to see it.
+``NoteService._commit`` hands the store :func:`lexical_text`, so the statements that write a text
+or a title write its lexical text with it; the step fills whatever a write left without one (NULL:
+found by no word meanwhile); rows written before migration 21 are filled when the deployment opens
+(:func:`backfill_lexical_texts`). Titles are indexed less their secrets the same way
+(``notes.lexical_title``).
 """
 
 from __future__ import annotations
 
 from bisect import bisect_right
+from functools import lru_cache
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import replace
 from datetime import date, datetime
@@ -36,13 +49,57 @@ from typing import Any
 
 from fastpad.knowledge.wikilinks import extract_links
 from fastpad.notes.blocks import HEADING, Block, NoteMeta
+from fastpad.outbound.secrets import find_secrets
 from fastpad.search.chunker import Chunk, chunk_note, chunk_section, is_leaf_section, section_path
 from fastpad.store import BlockEdits, BlockRow, NoteRow, NoteWrite, WorkspaceTx
 from fastpad.store.search_index import ChunkRow, provenance_bit
 
 
+@lru_cache(maxsize=8192)
+def lexical_text(text: str) -> str:
+    """``text`` with every secret span taken out (a space in its place): what search may match.
+    Kept for the texts seen last: a structural edit re-chunks every block of its note, unchanged ones
+    included, and detection over 2,000 blocks cost a third of such a write."""
+    spans = find_secrets(text)
+    if not spans:
+        return text
+    parts, position = [], 0
+    for span in spans:
+        parts += [text[position:span.start], " "]
+        position = span.end
+    return "".join([*parts, text[position:]])
+
+
+def fill_lexical_texts(tx: WorkspaceTx, note_id: str | None = None, *, batch: int = 500) -> set[str]:
+    """Compute the lexical text of every block, and the lexical title of every note, left without
+    one (of ``note_id``, or of the workspace); returns the notes where a text differs from the
+    lexical one — those holding a secret."""
+    with_secrets: set[str] = set()
+    while titles := tx.search_index.notes_without_lexical_title(note_id, limit=batch):
+        lexical_titles = [(note, lexical_text(title)) for note, title in titles]
+        with_secrets |= {note for (note, title), (_, lexical) in zip(titles, lexical_titles) if lexical != title}
+        tx.search_index.set_lexical_titles(lexical_titles)
+    while rows := tx.search_index.blocks_without_lexical_text(note_id, limit=batch):
+        texts = [(note, block_id, lexical_text(text)) for note, block_id, text in rows]
+        with_secrets |= {note for (note, _, text), (_, _, lexical) in zip(rows, texts) if lexical != text}
+        tx.search_index.set_lexical_texts(texts)
+    return with_secrets
+
+
+def backfill_lexical_texts(tx: WorkspaceTx) -> int:
+    """Migration 20's backfill: every block's lexical text, and the chunks of the notes holding a
+    secret cut again from text without it (their old vectors are swept as unreferenced)."""
+    notes = fill_lexical_texts(tx)
+    for note_id in sorted(notes):
+        row = tx.note(note_id)
+        if row is not None:
+            tx.search_index.replace_chunks(note_id, [stored for stored, _ in note_chunks(row, tx.blocks(note_id))])
+    return len(notes)
+
+
 def index_note_chunks(tx: WorkspaceTx, write: NoteWrite) -> None:
     """The write path's search step (see the module docstring)."""
+    fill_lexical_texts(tx, write.note_id)  # what the write left unfilled: nothing, for _commit's (two indexed reads)
     if (write.blocks is None and write.block_edits is None and write.title is None and write.types is None
             and write.properties is None):
         return  # archive, trash and their reverses change no text
@@ -126,11 +183,13 @@ def _with_masks(chunks: list[Chunk], blocks: Iterable[BlockRow]) -> list[tuple[C
 
 
 def _meta(row: NoteRow) -> NoteMeta:
-    return NoteMeta(row.title, tuple(row.types), dict(row.properties))
+    """The note's metadata as chunks carry it: the title in their prefix is embedded, less its secrets."""
+    return NoteMeta(lexical_text(row.title), tuple(row.types), dict(row.properties))
 
 
 def _block(row: BlockRow) -> Block:
-    return Block(row.block_id, row.type, row.text, row.attrs)
+    """The block as it is chunked and embedded: its text less its secrets."""
+    return Block(row.block_id, row.type, lexical_text(row.text), row.attrs)
 
 
 def note_date(properties: Mapping[str, Any], created_at: datetime) -> date | str:

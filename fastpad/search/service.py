@@ -25,8 +25,9 @@ from fastpad.errors import FieldError, ValidationFailed
 from fastpad.knowledge.hidden import Hidden, archived, below_floor, limited_to_note_set
 from fastpad.knowledge.trust import TrustFloor, admits, floor_for
 from fastpad.notes.schema import why_unstorable
-from fastpad.outbound.secrets import find_secrets, redact
+from fastpad.outbound.secrets import block_scope, redact
 from fastpad.search.fusion import DENSE, GRAPH, LEXICAL, RECENCY, STRATEGIES, FusedHit
+from fastpad.search.indexing import lexical_text
 from fastpad.search.hybrid import NO_PROVIDER, DenseStrategy, FusedResults, Strategy, hybrid_search
 from fastpad.search.query import ParsedQuery, lexical_match, matched_terms, parse_query
 from fastpad.search.strategies import GraphStrategy, LexicalStrategy, RecencyStrategy
@@ -126,9 +127,9 @@ class SearchService:
             RECENCY: RecencyStrategy(),
         }
 
-    def _masker(self) -> Callable[[str], str]:
+    def _masker(self) -> Callable[[str, str], str]:
         key = self.redaction_key
-        return lambda text: redact(text, key).text
+        return lambda block_id, text: redact(text, key, block_scope(block_id)).text
 
     def search(
         self,
@@ -188,14 +189,10 @@ def _without_secrets(text: str) -> str:
     """An agent's query less any secret in it: a search for a secret's value would tell the agent
     which note holds it, though every read shows it masked. A query that was only a secret is
     refused rather than run on nothing."""
-    spans = find_secrets(text)
-    if not spans:
+    without = lexical_text(text)
+    if without is text:
         return text
-    parts, position = [], 0
-    for span in spans:
-        parts.append(text[position:span.start])
-        position = span.end
-    kept = " ".join("".join([*parts, text[position:]]).split())
+    kept = " ".join(without.split())
     if not kept:
         raise ValidationFailed(detail="the query is a secret's value; agents cannot search for secrets",
                                field_errors=[FieldError("q", "secret", "search for words, not a secret")])
@@ -300,7 +297,7 @@ def _successors(tx: WorkspaceTx, principal: Principal, note_ids: Sequence[str]) 
 
 
 def _render(tx: WorkspaceTx, fused: FusedResults, flt: SearchFilter, parsed: ParsedQuery,
-            mask: Callable[[str], str] | None = None) -> list[SearchHit]:
+            mask: Callable[[str, str], str] | None = None) -> list[SearchHit]:
     note_ids = [hit.note_id for hit in fused.hits]
     notes = tx.search_index.hit_notes(note_ids)
     chunks = tx.search_index.chunks_of(note_ids)
@@ -317,7 +314,7 @@ def _render(tx: WorkspaceTx, fused: FusedResults, flt: SearchFilter, parsed: Par
     wanted |= {b for note_id in anchors_of for b in lexical_anchors.get(note_id, ())}
     texts = tx.search_index.block_texts(anchors_of, wanted, flt)
     if mask is not None:
-        texts = {block_id: mask(text) for block_id, text in texts.items()}
+        texts = {block_id: mask(block_id, text) for block_id, text in texts.items()}
     out = []
     for hit in fused.hits:
         note = notes.get(hit.note_id)

@@ -19,7 +19,7 @@ from __future__ import annotations
 import json
 import re
 from abc import ABC, abstractmethod
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from datetime import datetime, timedelta, timezone
 from functools import cached_property
@@ -81,8 +81,11 @@ def migrations(backend: str) -> list[tuple[int, str, str]]:
 
 # One block row rewritten (content and provenance, with its last writer), and one whose
 # provenance alone changed (a review keeps the writer): shared by both projection paths.
+# New text comes with its lexical text (migration 21), or with none (NULL: found by no word until
+# the write path's search step fills it), never with the old one.
 _UPDATE_BLOCK = (
     "UPDATE blocks SET position = ?, type = ?, text = ?, attrs = ?, origin = ?, review_state = ?,"
+    " lexical_text = ?,"
     " updated_at = ?, author_kind = ?, author_id = ?, author_token_id = ?, written_at = ?"
     " WHERE workspace_id = ? AND note_id = ? AND block_id = ?"
 )
@@ -618,11 +621,15 @@ class WorkspaceTx:
 
     # ------------------------------------------------------------------ notes: the single write path
 
-    def write_note(self, w: NoteWrite, *, previous_blocks: list[BlockRow] | None = None) -> int:
+    def write_note(self, w: NoteWrite, *, previous_blocks: list[BlockRow] | None = None,
+                   lexical: Callable[[str], str] | None = None) -> int:
         """Apply one committed write: op log, note row, block projection (and
         with it the lexical index), change feed — all in this transaction.
         Returns the change-feed seq. ``previous_blocks`` is the projection the
         caller read in this transaction, if it has it (saves a read).
+        ``lexical`` maps a text to what the lexical index may hold of it (the write
+        path's: the text less its secrets); without it a written text or title is
+        found by no word until the search step fills it (migration 21).
 
         Raises NotFound for a missing note, StaleFrontier when the stored
         frontier is not ``w.expected_frontier``, and Conflict when a create's note id
@@ -639,12 +646,13 @@ class WorkspaceTx:
             # from a browser): one held by any workspace — this transaction cannot see the others' —
             # inserts nothing here, and is a typed Conflict rather than an integrity error.
             inserted = self._x(
-                "INSERT INTO notes (id, workspace_id, title, types, properties, frontier, op_seq,"
+                "INSERT INTO notes (id, workspace_id, title, lexical_title, types, properties, frontier, op_seq,"
                 " created_by_kind, created_by_id, archived_at, trashed_at, created_at, updated_at)"
-                " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, NULL, NULL, ?, ?) ON CONFLICT (id) DO NOTHING RETURNING id",
+                " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, NULL, NULL, ?, ?) ON CONFLICT (id) DO NOTHING RETURNING id",
                 (
-                    w.note_id, self.workspace_id, w.title or "", d.js(list(w.types or ())),
-                    d.js(dict(w.properties or {})), w.frontier, seq, w.actor.kind, w.actor.id, at, at,
+                    w.note_id, self.workspace_id, w.title or "", None if lexical is None else lexical(w.title or ""),
+                    d.js(list(w.types or ())), d.js(dict(w.properties or {})), w.frontier, seq, w.actor.kind,
+                    w.actor.id, at, at,
                 ),
             ).fetchone()
             if inserted is None:
@@ -661,8 +669,8 @@ class WorkspaceTx:
                 sets.append("frontier = ?")
                 params.append(w.frontier)
             if w.title is not None:
-                sets.append("title = ?")
-                params.append(w.title)
+                sets.append("title = ?, lexical_title = ?")
+                params += [w.title, None if lexical is None else lexical(w.title)]
             if w.types is not None:
                 sets.append("types = ?")
                 params.append(d.js(list(w.types)))
@@ -705,14 +713,15 @@ class WorkspaceTx:
                 ),
             )
         if w.blocks is not None:
-            touched = self._project(w.note_id, w.blocks, previous_blocks, at, w.actor)
+            touched = self._project(w.note_id, w.blocks, previous_blocks, at, w.actor, lexical)
         elif w.block_edits is not None:
-            touched = self._project_edits(w.note_id, w.block_edits, at, w.actor)
+            touched = self._project_edits(w.note_id, w.block_edits, at, w.actor, lexical)
         else:
             touched = []
         return self.feed.append(w.kind, at=w.at, actor=w.actor, note_id=w.note_id, block_ids=touched)
 
-    def _project_edits(self, note_id: str, edits: BlockEdits, at: Any, author: Actor) -> list[str]:
+    def _project_edits(self, note_id: str, edits: BlockEdits, at: Any, author: Actor,
+                       lexical: Callable[[str], str] | None) -> list[str]:
         """``_project`` for a write that names the blocks it changed (``BlockEdits``): the
         same statements, for those rows only. Returns what ``_project`` would."""
         d, ws = self._d, self.workspace_id
@@ -724,8 +733,8 @@ class WorkspaceTx:
             if old is None or old.position != b.position:
                 raise ValueError("block edits change stored blocks in place")
             if (old.type, old.text, old.attrs) != (b.type, b.text, b.attrs):
-                updates.append((b.position, b.type, b.text, d.js(b.attrs), b.origin, b.review_state, at, *by, ws,
-                                note_id, b.block_id))
+                updates.append((b.position, b.type, b.text, d.js(b.attrs), b.origin, b.review_state,
+                                None if lexical is None else lexical(b.text), at, *by, ws, note_id, b.block_id))
             elif (old.origin, old.review_state) != (b.origin, b.review_state):
                 reviews.append((b.position, b.origin, b.review_state, at, ws, note_id, b.block_id))
             else:
@@ -736,7 +745,8 @@ class WorkspaceTx:
         return touched
 
     def _project(
-        self, note_id: str, blocks: list[BlockRow], previous: list[BlockRow] | None, at: Any, author: Actor
+        self, note_id: str, blocks: list[BlockRow], previous: list[BlockRow] | None, at: Any, author: Actor,
+        lexical: Callable[[str], str] | None = None,
     ) -> list[str]:
         """Bring the block projection to ``blocks`` touching only rows that changed
         (the lexical index follows every row change in the same statement).
@@ -758,11 +768,12 @@ class WorkspaceTx:
         for position, b in enumerate(blocks):
             old = before.get(b.block_id)
             if old is None:
-                inserts.append((ws, note_id, b.block_id, position, b.type, b.text, d.js(b.attrs), b.origin,
+                inserts.append((ws, note_id, b.block_id, position, b.type, b.text,
+                                None if lexical is None else lexical(b.text), d.js(b.attrs), b.origin,
                                 b.review_state, at, *by))
             elif (old.type, old.text, old.attrs) != (b.type, b.text, b.attrs):
-                updates.append((position, b.type, b.text, d.js(b.attrs), b.origin, b.review_state, at, *by, ws,
-                                note_id, b.block_id))
+                updates.append((position, b.type, b.text, d.js(b.attrs), b.origin, b.review_state,
+                                None if lexical is None else lexical(b.text), at, *by, ws, note_id, b.block_id))
             elif (old.origin, old.review_state) != (b.origin, b.review_state):
                 reviews.append((position, b.origin, b.review_state, at, ws, note_id, b.block_id))
             else:
@@ -771,9 +782,9 @@ class WorkspaceTx:
                 continue
             touched.append(b.block_id)
         self._many(
-            "INSERT INTO blocks (workspace_id, note_id, block_id, position, type, text, attrs, origin,"
+            "INSERT INTO blocks (workspace_id, note_id, block_id, position, type, text, lexical_text, attrs, origin,"
             " review_state, updated_at, author_kind, author_id, author_token_id, written_at)"
-            " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
             inserts,
         )
         self._many(_UPDATE_BLOCK, updates)

@@ -204,6 +204,39 @@ class SearchIndex:
         d = self._d
         return ChunkRow(r[0], r[1], int(r[2]), tuple(d.js_out(r[3])), tuple(d.js_out(r[4])), r[5], r[6], int(r[7]))
 
+    # ------------------------------------------------------------------ lexical text (the write path's search step)
+
+    def blocks_without_lexical_text(self, note_id: str | None = None, *, limit: int = 500) -> list[tuple[str, str, str]]:
+        """(note id, block id, text) of blocks whose lexical text is not computed yet (written since
+        the write's last search step, or before migration 21): of one note, or of the workspace."""
+        sql = "SELECT note_id, block_id, text FROM blocks WHERE workspace_id = ? AND lexical_text IS NULL"
+        params: list[Any] = [self.workspace_id]
+        if note_id is not None:
+            sql += " AND note_id = ?"
+            params.append(note_id)
+        return [(r[0], r[1], r[2]) for r in self._x(sql + " LIMIT ?", [*params, int(limit)]).fetchall()]
+
+    def notes_without_lexical_title(self, note_id: str | None = None, *, limit: int = 500) -> list[tuple[str, str]]:
+        """(note id, title) of notes whose lexical title is not computed yet: one, or the workspace's."""
+        sql = "SELECT id, title FROM notes WHERE workspace_id = ? AND lexical_title IS NULL"
+        params: list[Any] = [self.workspace_id]
+        if note_id is not None:
+            sql += " AND id = ?"
+            params.append(note_id)
+        return [(r[0], r[1]) for r in self._x(sql + " LIMIT ?", [*params, int(limit)]).fetchall()]
+
+    def set_lexical_titles(self, titles: Sequence[tuple[str, str]]) -> None:
+        """Store (note id, lexical title) pairs: what the title index reads."""
+        self._tx._w()  # noqa: SLF001
+        self._many("UPDATE notes SET lexical_title = ? WHERE workspace_id = ? AND id = ?",
+                   [(title, self.workspace_id, note_id) for note_id, title in titles])
+
+    def set_lexical_texts(self, texts: Sequence[tuple[str, str, str]]) -> None:
+        """Store (note id, block id, lexical text) triples: what the lexical index reads."""
+        self._tx._w()  # noqa: SLF001
+        self._many("UPDATE blocks SET lexical_text = ? WHERE workspace_id = ? AND note_id = ? AND block_id = ?",
+                   [(text, self.workspace_id, note_id, block_id) for note_id, block_id, text in texts])
+
     # ------------------------------------------------------------------ vectors (the embedding worker)
 
     def has_pgvector(self) -> bool:
@@ -333,12 +366,13 @@ class SearchIndex:
             return []
         where, params = self._note_filter(flt, "b")
         if self._d.name == "postgres":
+            scoped, source, scoped_params = self._note_set_rows("blocks", "note_id", flt)
             rows = self._x(
-                "SELECT b.note_id, b.block_id, ts_rank_cd(b.tsv, q.q) AS s"
-                " FROM (SELECT to_tsquery('english', ?) AS q) q, blocks b JOIN notes n ON n.id = b.note_id"
+                f"{scoped}SELECT b.note_id, b.block_id, ts_rank_cd(b.tsv, q.q) AS s"
+                f" FROM (SELECT to_tsquery('english', ?) AS q) q, {source} b JOIN notes n ON n.id = b.note_id"
                 f" WHERE b.tsv @@ q.q AND b.workspace_id = ? AND n.workspace_id = ?{where}"
                 " ORDER BY s DESC, b.note_id, b.position LIMIT ?",
-                [match, self.workspace_id, self.workspace_id, *params, int(limit)],
+                [*scoped_params, match, self.workspace_id, self.workspace_id, *params, int(limit)],
             ).fetchall()
             return [BlockHit(r[0], r[1], float(r[2])) for r in rows]
         # FTS5 ranks every match in C; joining each to its block and note first cost
@@ -349,7 +383,7 @@ class SearchIndex:
         # ranking, at a fraction of the work.
         if flt.allowed_provenance is not None and not flt.allowed_provenance:
             return []
-        match = _scoped_match(match, self.workspace_id, flt.allowed_provenance)
+        match = _scoped_match(match, self.workspace_id, flt.allowed_provenance, flt.note_ids)
         shards = self._rowid_shards()
         rows = self._filter_ranked(
             lambda window: self._ranked_in_index(match, shards, window),
@@ -382,15 +416,16 @@ class SearchIndex:
         where, params = self._note_filter(flt, "n", blocks=False)
         admitted, admitted_params = self._admitted_text(flt)
         if self._d.name == "postgres":
+            scoped, source, scoped_params = self._note_set_rows("notes", "id", flt)
             rows = self._x(
-                "SELECT n.id, ts_rank_cd(n.title_tsv, q.q) AS s"
-                " FROM (SELECT to_tsquery('english', ?) AS q) q, notes n"
+                f"{scoped}SELECT n.id, ts_rank_cd(n.title_tsv, q.q) AS s"
+                f" FROM (SELECT to_tsquery('english', ?) AS q) q, {source} n"
                 f" WHERE n.title_tsv @@ q.q AND n.workspace_id = ?{where}{admitted}"
                 " ORDER BY s DESC, n.id LIMIT ?",
-                [match, self.workspace_id, *params, *admitted_params, int(limit)],
+                [*scoped_params, match, self.workspace_id, *params, *admitted_params, int(limit)],
             ).fetchall()
         else:  # ranked in the index alone, then joined, as lexical_blocks does and for the same reason
-            scoped = f"title : ({match}) AND scope : {_scope_token('w', self.workspace_id)}"
+            scoped = f"title : ({match}) AND scope : {_scope_token('w', self.workspace_id)}" + _note_tokens(flt.note_ids)
             rows = self._filter_ranked(
                 lambda window: [(int(rid), -float(score)) for rid, score in self._x(
                     "SELECT rowid, bm25(note_title_fts, 1.0, 0.0) AS lower_is_better FROM note_title_fts"
@@ -401,6 +436,17 @@ class SearchIndex:
                 [self.workspace_id, *params, *admitted_params], limit,
             )
         return [(r[0], float(r[1])) for r in rows]
+
+    def _note_set_rows(self, table: str, note_column: str, flt: SearchFilter) -> tuple[str, str, list[Any]]:
+        """PostgreSQL: (``WITH`` clause, the rows to rank, its parameters). A caller limited to a note
+        set ranks its notes' rows alone, read first (``MATERIALIZED``: the planner may not start from
+        the text index instead), so what the statement costs is the note set's, whatever the words:
+        a word only notes outside it hold costs what a word no note holds (bench/note_scope.py)."""
+        if flt.note_ids is None:
+            return "", table, []
+        return (f"WITH note_set_rows AS MATERIALIZED (SELECT * FROM {table} WHERE workspace_id = ?"
+                f" AND {self._d.in_ids(note_column)}) ", "note_set_rows",
+                [self.workspace_id, self._d.ids(sorted(flt.note_ids))])
 
     def _rowid_shards(self) -> list[tuple[int, int]]:
         """Rowid ranges to rank a query over side by side: as many as the
@@ -540,6 +586,9 @@ class SearchIndex:
         if flt.note_ids is not None:
             where += f" AND {self._d.in_ids('n.id')}"
             params.append(self._d.ids(sorted(flt.note_ids)))
+            if blocks:  # on the ranked rows too: the planner may then start from the note set's blocks
+                where += f" AND {self._d.in_ids(alias + '.note_id')}"
+                params.append(self._d.ids(sorted(flt.note_ids)))
         if blocks and flt.allowed_provenance is not None:
             where += f" AND {self._d.in_ids(_PAIR_SQL.replace('b.', alias + '.'))}"
             params.append(self._d.ids(_pairs(flt.allowed_provenance)))
@@ -552,14 +601,24 @@ _RANKED_ROWS = ("(SELECT json_extract(value, '$[0]') AS rid, json_extract(value,
                 " FROM json_each(?)) f")
 
 
-def _scoped_match(match: str, workspace_id: str, allowed: frozenset[tuple[str, str]] | None) -> str:
-    """The FTS5 query for ``match`` over block text, limited to the workspace's blocks and,
-    when ``allowed`` is given, to blocks of those (origin, review state) pairs: the tokens
-    of ``blocks.scope`` (migration 17), spelled the way its generated column spells them."""
-    scoped = f"text : ({match}) AND scope : {_scope_token('w', workspace_id)}"
+def _scoped_match(match: str, workspace_id: str, allowed: frozenset[tuple[str, str]] | None,
+                  note_ids: frozenset[str] | None = None) -> str:
+    """The FTS5 query for ``match`` over block text less its secrets (migration 21), limited to the
+    workspace's blocks, when ``allowed`` is given to blocks of those (origin, review state) pairs, and
+    when ``note_ids`` is to those notes' blocks: the tokens of ``blocks.scope`` (migrations 17, 20),
+    spelled the way its generated column spells them. The caller's floor and note set are thus
+    applied inside the ranking, never after it: what it may not see costs it nothing."""
+    scoped = f"lexical_text : ({match}) AND scope : {_scope_token('w', workspace_id)}"
     if allowed is not None:
         scoped += " AND scope : (" + " OR ".join(_scope_token("p", f"{o}|{r}") for o, r in sorted(allowed)) + ")"
-    return scoped
+    return scoped + _note_tokens(note_ids)
+
+
+def _note_tokens(note_ids: frozenset[str] | None) -> str:
+    """`` AND scope : (n… OR …)``: the note set as ``scope`` tokens (migration 21); '' for no note set."""
+    if note_ids is None:
+        return ""
+    return " AND scope : (" + " OR ".join(_scope_token("n", note_id) for note_id in sorted(note_ids)) + ")"
 
 
 def _scope_token(kind: str, value: str) -> str:

@@ -7,7 +7,7 @@ import hashlib
 import pytest
 
 from fastpad.outbound.secret_rules import RULE_IDS, RULES, Rule, describe_rules, shannon_entropy
-from fastpad.outbound.secrets import FINGERPRINT_HEX, PLACEHOLDER_RE, find_secrets, locate, redact
+from fastpad.outbound.secrets import FINGERPRINT_HEX, PLACEHOLDER_RE, block_scope, find_secrets, locate, redact
 from tests.outbound.corpus import NEGATIVES, POSITIVES
 from tests.outbound.spellings import SPELLINGS, TOKEN, leaked
 
@@ -68,11 +68,27 @@ def test_redact_masks_with_visible_stable_placeholders() -> None:
     assert len(match.fingerprint) == FINGERPRINT_HEX
     assert result.text == text[: match.start] + match.placeholder + text[match.end:]
     assert PLACEHOLDER_RE.fullmatch(match.placeholder)
-    # stable for the same key and value, different under another key, shared by two copies of one secret
+    # stable for the same key, text and scope, different under another key, one per place in the text
     assert redact(text, KEY) == result
     assert redact(text, b"another-key-0123456789abcdefghij").matches[0].fingerprint != match.fingerprint
     twice = redact(text + "\n" + text, KEY)
-    assert len({m.fingerprint for m in twice.matches}) == 1
+    assert len({m.fingerprint for m in twice.matches}) == 2
+
+
+@pytest.mark.parametrize(("rule", "text", "secret"), POSITIVES[::3], ids=[r for r, _, _ in POSITIVES[::3]])
+def test_the_fingerprint_names_the_place_not_the_value(rule: str, text: str, secret: str) -> None:
+    """No oracle: a reader who has the server mask a guess of its own learns nothing from the suffix. The
+    same text with a different secret of the same shape masks to the same placeholder, in any scope;
+    the same secret in another block (scope) masks to another."""
+    at = next(i for i in range(len(secret) // 2, len(secret)) if secret[i].isalnum())  # a character inside the value
+    swap = {True: "7" if secret[at] != "7" else "3", False: "q" if secret[at] != "q" else "k"}[secret[at].isdigit()]
+    guess = secret[:at] + swap + secret[at + 1:]
+    if [m.rule_id for m in find_secrets(text.replace(secret, guess))] != [rule]:
+        pytest.skip("the altered value is not of the rule's shape")
+    for scope in ("", block_scope("01JB2K7Q9XN4M8YV3TD0FZ5ERW")):
+        assert redact(text, KEY, scope).text == redact(text.replace(secret, guess), KEY, scope).text
+    assert redact(text, KEY, block_scope("01JB2K7Q9XN4M8YV3TD0FZ5ERW")).text != redact(
+        text, KEY, block_scope("01JB2K7Q9XN4M8YV3TD0FZ5ERX")).text
 
 
 def test_redact_is_pure_and_idempotent() -> None:
@@ -104,6 +120,11 @@ def test_locate_expands_a_placeholder_and_ignores_forged_ones() -> None:
     assert text[found.start:found.end] == secret
     assert locate(text, KEY, "aws-secret-key", "000000") == []
     assert locate("[redacted:aws-secret-key:abcdef]", KEY, "aws-secret-key", "abcdef") == []
+    # bound to its block: the same text in another block holds nothing that placeholder stands for
+    scoped = redact(text, KEY, block_scope("01JB2K7Q9XN4M8YV3TD0FZ5ERW")).matches[0].fingerprint
+    assert [text[m.start:m.end] for m in locate(text, KEY, "aws-secret-key", scoped,
+                                                 block_scope("01JB2K7Q9XN4M8YV3TD0FZ5ERW"))] == [secret]
+    assert locate(text, KEY, "aws-secret-key", scoped, block_scope("01JB2K7Q9XN4M8YV3TD0FZ5ERX")) == []
 
 
 def test_offsets_survive_characters_whose_lower_case_is_longer() -> None:

@@ -85,7 +85,7 @@ def test_a_write_transaction_ranks_alone_and_sees_its_own_text(corpus, open_stor
     store = open_stores(path, side_readers=2)
     with store.write(workspace_id) as tx:
         assert tx.parallel_reads == 1  # other connections cannot see this transaction's writes
-        tx._x("UPDATE blocks SET text = 'zeppelin quokka' WHERE workspace_id = ? AND rid = ("  # noqa: SLF001
+        tx._x("UPDATE blocks SET text = 'zeppelin quokka', lexical_text = 'zeppelin quokka' WHERE workspace_id = ? AND rid = ("  # noqa: SLF001
               "SELECT max(rid) FROM blocks WHERE workspace_id = ?)", (workspace_id, workspace_id))
         assert len(tx.search_index.lexical_blocks('"quokka"', SearchFilter(), limit=5)) == 1
     with store.read(workspace_id) as tx:

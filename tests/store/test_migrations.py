@@ -9,6 +9,7 @@ import pytest
 
 from fastpad.notes import Block
 from fastpad.store import migrations
+from fastpad.search.indexing import backfill_lexical_texts
 from tests.helpers_store import lexical, make_services
 from tests.store.old_schema import old_note
 
@@ -35,7 +36,8 @@ def test_reopening_applies_nothing_twice(make_store) -> None:
 
 def test_an_old_database_upgrades_in_place(make_store, fast_hasher) -> None:
     """Build a version-1 database holding a note, reopen with every migration:
-    the note survives and migration 2 indexes the blocks it already had."""
+    the note survives, and the blocks it already had are found by no word until the
+    deployment's backfill computes their lexical text (migration 21), then by theirs."""
     old = make_store(migrate_to=1)
     url = make_store.last_url()
     assert old.schema_version() == 1
@@ -50,6 +52,10 @@ def test_an_old_database_upgrades_in_place(make_store, fast_hasher) -> None:
     assert upgraded.schema_version() == len(migrations(upgraded.backend))
     svc = make_services(upgraded, fast_hasher)
     assert svc.notes.get(ws.owner, note_id).blocks[0]["text"] == "written before the index existed"
+    with upgraded.read(ws.id) as tx:
+        assert lexical(tx, "index") == []  # not indexed yet: found by no word rather than by a secret
+    with upgraded.write(ws.id) as tx:
+        backfill_lexical_texts(tx)
     with upgraded.read(ws.id) as tx:
         hits = lexical(tx, "index")
     assert [h.note_id for h in hits] == [note_id]
