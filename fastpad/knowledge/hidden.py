@@ -40,8 +40,9 @@ class Hidden:
 
 def below_floor(count: int, unit: str, floor: TrustFloor, *, at_least: bool = False) -> Hidden:
     return Hidden(TRUST_FLOOR, count, unit,
-                  f"below the trust floor {floor.value!r}: text an agent wrote that no person reviewed, or an "
-                  "unconfirmed import or capture", {"floor": TrustFloor.ALL.value}, at_least)
+                  f"below the trust floor {floor.value!r}, which admits what a person wrote, accepted or verified "
+                  "as theirs: text an agent wrote that no person reviewed, or an import or capture no person "
+                  "verified", {"floor": TrustFloor.ALL.value}, at_least)
 
 
 def archived(count: int, *, at_least: bool = False) -> Hidden:

@@ -1,6 +1,7 @@
 """Verifying an import over real HTTP on both backends: imported text stays out of an agent's
-default and reviewed floors and its links unwalkable until a signed-in person verifies the
-import (a folder of it, then all of it); no token can; undoing it puts everything back."""
+default floor and its links unwalkable until a signed-in person verifies the import (a folder of
+it, then all of it), and then an agent's default search finds it; no token can verify; undoing
+it puts everything back."""
 
 from __future__ import annotations
 
@@ -51,7 +52,8 @@ def test_a_person_verifies_an_import_folder_by_folder_and_can_take_it_back(
         assert (folder.json()["notes"], folder.json()["blocks"]) == (1, 1)
         assert seen_by_agent(agent, session, beta, "reviewed") == [f"Beta text, see [[Alpha {word}]]."]
         assert seen_by_agent(agent, session, alpha, "reviewed") == []
-        assert seen_by_agent(agent, session, beta, "human") == []  # outside text stays below what a person wrote
+        # Verified is the person saying "this is mine": the default floor admits it.
+        assert seen_by_agent(agent, session, beta, "human") == [f"Beta text, see [[Alpha {word}]]."]
 
         since = signed_in.get("/v1/changes", params={"start": "latest"}).json()["next_cursor"]
         whole = signed_in.post(f"/v1/imports/{import_id}/verify").json()
@@ -66,3 +68,30 @@ def test_a_person_verifies_an_import_folder_by_folder_and_can_take_it_back(
         undone = signed_in.post(f"/v1/imports/{import_id}/unverify").json()
         assert (undone["notes"], undone["blocks"], undone["asserted_links"]) == (2, 2, 0)
         assert seen_by_agent(agent, session, alpha, "reviewed") == [] and link_status(signed_in, alpha) == {"inferred"}
+
+
+def test_a_verified_import_is_found_by_an_agents_default_search(server: Server, signed_in: httpx.Client) -> None:
+    word = secrets.token_hex(4)
+    vault = {f"Harbour {word}.md": f"The harbour tide table {word} for spring.\n"}
+    created = signed_in.post("/v1/imports", params={"name": f"{word}.zip"}, content=zipped(vault), headers=ZIP)
+    assert created.status_code == 202, created.text
+    import_id = finished(signed_in, created.json()["id"])["id"]
+    note_id = signed_in.get(f"/v1/imports/{import_id}/ledger").json()["items"][0]["note_id"]
+
+    with server.client(server.mint("notes:read,search:read", "--label", "tests: default floor")["token"]) as agent:
+        def default_search() -> dict:
+            answer = agent.get("/v1/search", params={"q": word, "strategies": "lexical"})
+            assert answer.status_code == 200, answer.text
+            return answer.json()
+
+        before = default_search()
+        assert before["floor"] == "human" and before["hits"] == []
+        below = {h["reason"]: h for h in before["hidden"]}["trust_floor"]
+        assert below["count"] == 1 and "no person verified" in below["because"]
+
+        assert signed_in.post(f"/v1/imports/{import_id}/verify").status_code == 200
+        after = default_search()
+        assert [h["note_id"] for h in after["hits"]] == [note_id]
+        assert "trust_floor" not in {h["reason"] for h in after["hidden"]}
+        # Dense and graph run under the same floor: the fused default search finds it too.
+        assert note_id in [h["note_id"] for h in agent.get("/v1/search", params={"q": word}).json()["hits"]]

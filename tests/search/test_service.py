@@ -209,7 +209,7 @@ def test_agent_text_nobody_reviewed_and_untrusted_imports_are_below_an_agents_fl
         engine.service.search(reader, "tidal", floor="nobody")
 
 
-def test_a_note_reached_only_by_an_agents_unconfirmed_edge_is_not_returned(store, svc, ws, engine):
+def test_a_note_reached_only_by_an_agents_unconfirmed_edge_is_not_returned_to_anyone(store, svc, ws, engine):
     seed = note(svc, ws.owner, "Seed", "Orchid cultivation schedule.")
     target = note(svc, ws.owner, "Target", "Greenhouse humidity settings.")
     graph = GraphService(store, clock=svc.clock)
@@ -217,10 +217,13 @@ def test_a_note_reached_only_by_an_agents_unconfirmed_edge_is_not_returned(store
     assert edge.status == "inferred"
     reader = agent(svc, ws, scopes="search:read")
     assert ids(engine.service.search(reader, "orchid", strategies=[LEXICAL, GRAPH])) == [seed.id]
+    # A person's search walks no unconfirmed agent edge either: it is a rule of search, not of agents.
+    assert ids(engine.service.search(ws.owner, "orchid", strategies=[LEXICAL, GRAPH])) == [seed.id]
     graph.promote(ws.owner, edge.id)  # a person confirms it
-    confirmed = engine.service.search(reader, "orchid", strategies=[LEXICAL, GRAPH])
-    assert ids(confirmed) == [seed.id, target.id]
-    assert confirmed.hits[1].explanation["graph_path"] == [seed.id, "related:out", target.id]
+    for caller in (reader, ws.owner):
+        confirmed = engine.service.search(caller, "orchid", strategies=[LEXICAL, GRAPH])
+        assert ids(confirmed) == [seed.id, target.id]
+        assert confirmed.hits[1].explanation["graph_path"] == [seed.id, "related:out", target.id]
 
 
 # ---------------------------------------------------------------------- explanations
