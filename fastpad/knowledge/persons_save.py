@@ -1,0 +1,87 @@
+"""The provenance a person's save gives the blocks it changes (spec › Agents › Trust is two
+questions: neither origin nor review state rises by accident)."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from functools import cached_property
+
+from fastpad.notes import NoteDocument
+from fastpad.notes.provenance import SURVIVING_STRETCH, Origin, Provenance, ReviewState, rewritten
+from fastpad.security.principals import Principal
+from fastpad.store import BlockRow, WorkspaceTx
+
+
+class PersonsSave:
+    """The provenance one person's save (``apply_ops``, on either of its write paths) gives
+    each block it changes: the same rule for the browser editor, ``fp push`` and any other
+    client of ``POST /v1/notes/{id}/ops``.
+
+    A block the save adds is the person's (``human_typed``, ``human_accepted``) unless it
+    carries another writer's words: the second half of a split agent paragraph, or a copy of a
+    capture pasted below it, keeps the provenance of the block its text came from (see
+    :meth:`_carried_over`), so a new id never launders text into the person's. A block that
+    was already theirs stays so. Any other block — an agent's, an import's, a capture's —
+    keeps its origin and review state, with the person recorded as its last author, unless
+    the save completes a rewrite of it (``fastpad.notes.provenance.rewritten``): then it is
+    the person's. The earlier text a rewrite is measured against is the block as it stood
+    after the note's last write that was not a person's save: every other provenance comes
+    from such a write, and the person's edits since are what the measure looks at."""
+
+    def __init__(self, tx: WorkspaceTx, principal: Principal, note_id: str, doc: NoteDocument,
+                 current: Mapping[str, Provenance], before: Sequence[BlockRow] = ()) -> None:
+        self._tx, self._note_id, self._doc, self._current = tx, note_id, doc, current
+        self._persons_own = Provenance.for_write(principal.origin)
+        # The note's blocks before the save that are not the person's own: where an added
+        # block's words may come from.
+        self._others = [b for b in before if block_provenance(b) != self._persons_own]
+
+    def stamp(self, block_id: str) -> Provenance:
+        current = self._current.get(block_id)
+        if current is None:
+            return self._carried_over(block_id) or self._persons_own
+        if current == self._persons_own or self._rewritten(block_id):
+            return self._persons_own
+        return current
+
+    def _carried_over(self, block_id: str) -> Provenance | None:
+        """The provenance of the block an added block's words came from, if they came from one
+        that is not the person's: the added block holds an unbroken stretch of that block's text
+        — ``SURVIVING_STRETCH`` characters, or all of its own text when it is shorter (the tail
+        of a split can be a word). An empty block is the person's. Erring here only marks a
+        person's short block as the other writer's, never the other way round."""
+        text = self._doc.block(block_id).text
+        needed = min(SURVIVING_STRETCH, len(text))
+        if not needed or not self._others:
+            return None
+        stretches = {text[start:start + needed] for start in range(len(text) - needed + 1)}
+        for other in self._others:
+            if any(other.text[start:start + needed] in stretches for start in range(len(other.text) - needed + 1)):
+                return block_provenance(other)
+        return None
+
+    def _rewritten(self, block_id: str) -> bool:
+        if self._since is None:
+            return False  # nothing to measure against: the block stays as it is marked
+        # The cheap answer for nearly every save (a typo fix, a sentence added): an unbroken run
+        # of the very characters the block held then is its earlier words, less at most what was
+        # deleted from between them, so the note need not be rebuilt as it was.
+        if self._doc.keeps_run_from(block_id, self._since, SURVIVING_STRETCH):
+            return False
+        # A block the note did not hold then has no earlier text to measure: it stays as marked.
+        return self._then.has_block(block_id) and rewritten(self._then.block(block_id), self._doc.block(block_id))
+
+    @cached_property
+    def _since(self) -> str | None:
+        since = self._tx.frontier_after_last_write_besides(self._note_id, "ops")
+        return since if since is not None and self._doc.knows(since) else None
+
+    @cached_property
+    def _then(self) -> NoteDocument:
+        """The note at ``_since``: built at most once a save, and only when a block may be rewritten."""
+        assert self._since is not None
+        return self._doc.at(self._since)
+
+
+def block_provenance(row: BlockRow) -> Provenance:
+    return Provenance(Origin(row.origin), ReviewState(row.review_state))
