@@ -33,7 +33,7 @@ from fastpad.knowledge.block_identity import (
 )
 from fastpad.knowledge.link_projection import project_links
 from fastpad.knowledge.note_views import NoteDraft, NoteEdit, NotePage, NoteSummary, NoteView, OpsResult, as_blocks
-from fastpad.knowledge.persons_save import PersonsSave, block_provenance
+from fastpad.knowledge.persons_save import PersonsSave, block_provenance, carried_from_workspace
 from fastpad.knowledge.property_index import index_note_properties
 from fastpad.knowledge.property_rules import changed_value_errors, validation_failed
 from fastpad.knowledge.trust import filter_blocks, floor_for
@@ -280,13 +280,22 @@ class NoteService:
                    origin: Origin) -> None:
         doc = NoteDocument.new(meta=meta, blocks=blocks)
         stamp = Provenance.for_write(origin)
-        projection = [_block_row(b, i, stamp) for i, b in enumerate(doc.blocks())]
+        projection = [_block_row(b, i, self._creation_stamp(tx, b, stamp)) for i, b in enumerate(doc.blocks())]
         self._commit(tx, NoteWrite(
             note_id=note_id, kind="create", at=self.clock(), actor=replace(principal.actor(), origin=origin.value),
             update=doc.export_updates(None),
             snapshot=doc.snapshot(), frontier=doc.frontier(), title=doc.meta.title, types=doc.meta.types,
             properties=doc.meta.properties, blocks=projection,
         ), previous_blocks=[])
+
+    @staticmethod
+    def _creation_stamp(tx: WorkspaceTx, block: Block, stamp: Provenance) -> Provenance:
+        """A new note's block: ``stamp``, unless a person's new note carries another writer's text
+        from elsewhere in the workspace (a duplicated file pushed by ``fp push``, a paste), which
+        keeps that writer's provenance as a person's save does (``persons_save``)."""
+        if stamp.origin is not Origin.HUMAN_TYPED:
+            return stamp  # an agent's or an import's text is already below a person's own
+        return carried_from_workspace(tx, block.text, stamp) or stamp
 
     def create_many(self, principal: Principal, items: list[dict[str, Any]]) -> list[NoteView | FastpadError]:
         """Create several notes, each in its own transaction: one refused item never

@@ -8,8 +8,13 @@ from functools import cached_property
 
 from fastpad.notes import NoteDocument
 from fastpad.notes.provenance import SURVIVING_STRETCH, Origin, Provenance, ReviewState, rewritten
+from fastpad.search.query import lexical_match, parse_query
 from fastpad.security.principals import Principal
 from fastpad.store import BlockRow, WorkspaceTx
+from fastpad.store.search_index import SearchFilter, known_provenance
+
+# Blocks the lexical index offers as a new block's possible sources elsewhere in the workspace.
+SOURCE_CANDIDATES = 20
 
 
 class PersonsSave:
@@ -18,9 +23,10 @@ class PersonsSave:
     client of ``POST /v1/notes/{id}/ops``.
 
     A block the save adds is the person's (``human_typed``, ``human_accepted``) unless it
-    carries another writer's words: the second half of a split agent paragraph, or a copy of a
-    capture pasted below it, keeps the provenance of the block its text came from (see
-    :meth:`_carried_over`), so a new id never launders text into the person's. A block that
+    carries another writer's words: the second half of a split agent paragraph, a copy of a
+    capture pasted below it, or an agent's paragraph copied or moved in from another note keeps
+    the provenance of the block its text came from (see :meth:`_carried_over` and
+    :func:`carried_from_workspace`), so a new id never launders text into the person's. A block that
     was already theirs stays so. Any other block — an agent's, an import's, a capture's —
     keeps its origin and review state, with the person recorded as its last author, unless
     the save completes a rewrite of it (``fastpad.notes.provenance.rewritten``): then it is
@@ -48,17 +54,18 @@ class PersonsSave:
         """The provenance of the block an added block's words came from, if they came from one
         that is not the person's: the added block holds an unbroken stretch of that block's text
         — ``SURVIVING_STRETCH`` characters, or all of its own text when it is shorter (the tail
-        of a split can be a word). An empty block is the person's. Erring here only marks a
-        person's short block as the other writer's, never the other way round."""
+        of a split can be a word) if that block is in this note. An empty block is the person's.
+        Erring here only marks a person's short block as the other writer's, never the other
+        way round."""
         text = self._doc.block(block_id).text
         needed = min(SURVIVING_STRETCH, len(text))
-        if not needed or not self._others:
+        if not needed:
             return None
-        stretches = {text[start:start + needed] for start in range(len(text) - needed + 1)}
+        stretches = _stretches(text, needed)
         for other in self._others:
-            if any(other.text[start:start + needed] in stretches for start in range(len(other.text) - needed + 1)):
+            if _holds_one(other.text, stretches, needed):
                 return block_provenance(other)
-        return None
+        return carried_from_workspace(self._tx, text, self._persons_own)
 
     def _rewritten(self, block_id: str) -> bool:
         if self._since is None:
@@ -81,6 +88,47 @@ class PersonsSave:
         """The note at ``_since``: built at most once a save, and only when a block may be rewritten."""
         assert self._since is not None
         return self._doc.at(self._since)
+
+
+def carried_from_workspace(tx: WorkspaceTx, text: str, persons_own: Provenance) -> Provenance | None:
+    """The provenance of a block elsewhere in the workspace that is not ``persons_own`` and
+    shares an unbroken ``SURVIVING_STRETCH`` characters with ``text`` (a person's new block), if
+    there is one: text copied, moved or duplicated into another note keeps its writer.
+
+    Cheap by construction: the lexical index offers the best :data:`SOURCE_CANDIDATES` blocks
+    matching ``text``'s words among those whose provenance is not the person's own (the floor's
+    ``scope`` tokens on SQLite), and only those are compared character by character. Text
+    shorter than the stretch is not looked for elsewhere: a word or two typed by a person is too
+    common to say whose it is (within one note a split's short tail is, see ``PersonsSave``).
+    A source the person deleted before this save is no longer there to find, which is why
+    ``fp push`` sends the notes that gain text before the ones that lose it."""
+    if len(text) < SURVIVING_STRETCH:
+        return None
+    match = lexical_match(parse_query(text.replace('"', " ")), tx.search_index.backend)
+    if not match:
+        return None
+    own = (persons_own.origin.value, persons_own.review.value)
+    others = SearchFilter(include_archived=True,
+                          allowed_provenance=frozenset(p for p in known_provenance() if p != own))
+    hits = tx.search_index.lexical_blocks(match, others, limit=SOURCE_CANDIDATES)
+    by_note: dict[str, list[str]] = {}
+    for hit in hits:
+        by_note.setdefault(hit.note_id, []).append(hit.block_id)
+    found = {row.block_id: row for note_id, ids in by_note.items() for row in tx.blocks_by_id(note_id, ids)}
+    stretches = _stretches(text, SURVIVING_STRETCH)
+    for hit in hits:  # best first
+        row = found.get(hit.block_id)
+        if row is not None and _holds_one(row.text, stretches, SURVIVING_STRETCH):
+            return block_provenance(row)
+    return None
+
+
+def _stretches(text: str, length: int) -> set[str]:
+    return {text[start:start + length] for start in range(len(text) - length + 1)}
+
+
+def _holds_one(text: str, stretches: set[str], length: int) -> bool:
+    return any(text[start:start + length] in stretches for start in range(len(text) - length + 1))
 
 
 def block_provenance(row: BlockRow) -> Provenance:
