@@ -3,18 +3,21 @@ questions: neither origin nor review state rises by accident)."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+import re
+from collections.abc import Iterable, Mapping, Sequence
 from functools import cached_property
 
 from fastpad.notes import NoteDocument
 from fastpad.notes.provenance import SURVIVING_STRETCH, Origin, Provenance, ReviewState, rewritten
-from fastpad.search.query import lexical_match, parse_query
+from fastpad.search.query import STOPWORDS, ParsedQuery, lexical_match
 from fastpad.security.principals import Principal
 from fastpad.store import BlockRow, WorkspaceTx
-from fastpad.store.search_index import SearchFilter, known_provenance
 
 # Blocks the lexical index offers as a new block's possible sources elsewhere in the workspace.
 SOURCE_CANDIDATES = 20
+MAX_SENTENCES = 16  # sentences of a new block looked for
+PHRASE_WORDS = 4  # words of each sentence looked for as a phrase
+_SENTENCE_END = re.compile(r"(?<=[.!?;:])\s+|\n")
 
 
 class PersonsSave:
@@ -95,32 +98,56 @@ def carried_from_workspace(tx: WorkspaceTx, text: str, persons_own: Provenance) 
     shares an unbroken ``SURVIVING_STRETCH`` characters with ``text`` (a person's new block), if
     there is one: text copied, moved or duplicated into another note keeps its writer.
 
-    Cheap by construction: the lexical index offers the best :data:`SOURCE_CANDIDATES` blocks
-    matching ``text``'s words among those whose provenance is not the person's own (the floor's
-    ``scope`` tokens on SQLite), and only those are compared character by character. Text
+    Cheap by construction: the lexical index offers up to :data:`SOURCE_CANDIDATES` blocks, not
+    the person's own, that hold one of ``text``'s sentences as a phrase (:func:`_sentences_match`),
+    and only those are compared character by character. Text
     shorter than the stretch is not looked for elsewhere: a word or two typed by a person is too
     common to say whose it is (within one note a split's short tail is, see ``PersonsSave``).
     A source the person deleted before this save is no longer there to find, which is why
     ``fp push`` sends the notes that gain text before the ones that lose it."""
     if len(text) < SURVIVING_STRETCH:
         return None
-    match = lexical_match(parse_query(text.replace('"', " ")), tx.search_index.backend)
+    match = _sentences_match(text, tx.search_index.backend)
     if not match:
         return None
     own = (persons_own.origin.value, persons_own.review.value)
-    others = SearchFilter(include_archived=True,
-                          allowed_provenance=frozenset(p for p in known_provenance() if p != own))
-    hits = tx.search_index.lexical_blocks(match, others, limit=SOURCE_CANDIDATES)
-    by_note: dict[str, list[str]] = {}
-    for hit in hits:
-        by_note.setdefault(hit.note_id, []).append(hit.block_id)
-    found = {row.block_id: row for note_id, ids in by_note.items() for row in tx.blocks_by_id(note_id, ids)}
     stretches = _stretches(text, SURVIVING_STRETCH)
-    for hit in hits:  # best first
-        row = found.get(hit.block_id)
-        if row is not None and _holds_one(row.text, stretches, SURVIVING_STRETCH):
-            return block_provenance(row)
+    for _, block in tx.search_index.blocks_holding(match, besides=own, limit=SOURCE_CANDIDATES):
+        if _holds_one(block.text, stretches, SURVIVING_STRETCH):
+            return block_provenance(block)
     return None
+
+
+def _sentences_match(text: str, backend: str) -> str:
+    """The lexical query for blocks that may hold ``text``'s words: for each of its sentences (or
+    lines) of at least ``SURVIVING_STRETCH`` characters, its most distinctive
+    ``PHRASE_WORDS`` consecutive words (the most characters outside stopwords) as a phrase. A
+    phrase matches only a block holding those words in that order, so the candidates are few
+    however common the words are, and short phrases of uncommon words read short posting
+    lists: a block copied whole, one sentence of it, or a paragraph holding a pasted sentence
+    is found; a fragment shorter than a sentence inside a person's own words may not be."""
+    phrases = []
+    for sentence in _SENTENCE_END.split(text):
+        words = sentence.replace('"', " ").split()
+        if len(" ".join(words)) < SURVIVING_STRETCH:
+            continue
+        windows = [words[i:i + PHRASE_WORDS] for i in range(max(1, len(words) - PHRASE_WORDS + 1))]
+        phrases.append(" ".join(max(windows, key=_distinctive)))
+    phrases = _dedupe_casefolded(phrases)
+    if len(phrases) > MAX_SENTENCES:  # spread over the whole text, not its opening
+        phrases = [phrases[i * len(phrases) // MAX_SENTENCES] for i in range(MAX_SENTENCES)]
+    if not phrases:
+        return ""
+    return lexical_match(ParsedQuery(text, tuple(phrases), (), ()), backend, require_phrases=False)
+
+
+def _distinctive(words: list[str]) -> int:
+    return sum(len(w) for w in words if w.casefold().strip(".,;:!?()[]") not in STOPWORDS)
+
+
+def _dedupe_casefolded(values: Iterable[str]) -> list[str]:
+    seen: set[str] = set()
+    return [v for v in values if not (v.casefold() in seen or seen.add(v.casefold()))]
 
 
 def _stretches(text: str, length: int) -> set[str]:

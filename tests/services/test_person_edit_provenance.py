@@ -161,7 +161,8 @@ def test_splitting_or_copying_an_agents_block_keeps_both_parts_the_agents(svc, w
 
 @pytest.mark.usefixtures("agent_block")
 def test_an_agents_paragraph_pasted_into_another_note_keeps_its_provenance(svc, ws) -> None:
-    """The same rule across notes: the lexical index offers the source, the characters decide."""
+    """The same rule across notes: the lexical index offers the source (a sentence of it as a phrase),
+    the characters decide."""
     other = svc.notes.create(ws.owner, title="Another", blocks=[Block(None, "paragraph", "Travel plans.")])
     pasted = f"As noted: {AGENT_TEXT[:40]}"  # a 40-character run of the agent's words, in a longer block
 
