@@ -36,12 +36,13 @@ from fastpad.knowledge.note_views import NoteDraft, NoteEdit, NotePage, NoteSumm
 from fastpad.knowledge.persons_save import PersonsSave, block_provenance, carried_from_workspace
 from fastpad.knowledge.property_index import index_note_properties
 from fastpad.knowledge.property_rules import changed_value_errors, validation_failed
-from fastpad.knowledge.trust import filter_blocks, floor_for
+from fastpad.knowledge.trust import TrustFloor, admits, filter_blocks, floor_for
 from fastpad.notes import Block, NoteDocument, NoteMeta, UpdateLimits, is_ulid, new_id, parse_markdown, serialize_markdown
 from fastpad.notes.blocks import heading_title
 from fastpad.notes.frontier import decode_frontier
 from fastpad.notes.provenance import Origin, Provenance, restamp
 from fastpad.notes.schema import storable_text
+from fastpad.outbound.titles import TITLE_BELOW_FLOOR
 from fastpad.search.indexing import index_note_chunks
 from fastpad.security.principals import Principal
 from fastpad.security.scopes import EXPORT, NOTES_DELETE, NOTES_READ, NOTES_WRITE
@@ -120,7 +121,9 @@ class NoteService:
 
     def markdown(self, principal: Principal, note_id: str) -> str:
         """The note as canonical Markdown (a ``{#ULID}`` anchor after every block)."""
-        return _markdown_for(principal, self.get(principal, note_id))
+        view = self.get(principal, note_id)
+        below = set() if principal.is_person else self.titles_below(principal, [view.id], floor_for(principal))
+        return _markdown_for(principal, view, view.id in below)
 
     def export(self, principal: Principal) -> list[dict[str, Any]]:
         """Every note the credential sees, archived ones too, trashed ones not — id, title, frontier,
@@ -135,13 +138,24 @@ class NoteService:
             while True:
                 rows = tx.list_notes(after_id=after, limit=MAX_PAGE, include_archived=True, include_trashed=False,
                                      note_ids=principal.note_ids)
+                below = set() if principal.is_person else _titles_below(tx, [r.id for r in rows],
+                                                                        floor_for(principal))
                 for row in rows:
                     view = self.view_in(tx, principal, row.id)
                     exported.append({"id": view.id, "title": view.title, "frontier": view.frontier,
-                                     "archived": view.archived, "markdown": _markdown_for(principal, view)})
+                                     "archived": view.archived,
+                                     "markdown": _markdown_for(principal, view, view.id in below)})
                 if len(rows) < MAX_PAGE:
                     return exported
                 after = rows[-1].id
+
+    def titles_below(self, principal: Principal, note_ids: Iterable[str], floor: TrustFloor) -> set[str]:
+        """Of ``note_ids``, the notes whose title ``floor`` does not admit (an agent's unreviewed
+        title, a capture's or an unverified import's): what ``outbound.titles`` stands in for."""
+        if floor == TrustFloor.ALL or not note_ids:
+            return set()
+        with self.store.read(principal.workspace_id) as tx:
+            return _titles_below(tx, note_ids, floor)
 
     def export_updates(self, principal: Principal, note_id: str, *, since: str | None = None) -> tuple[bytes, str]:
         """The note's CRDT state for an editor acting for a person: every update
@@ -470,6 +484,7 @@ class NoteService:
         *,
         stamp: Provenance | None = None,
         kind: str = "review",
+        title_stamp: Provenance | None = None,
     ) -> NoteEdit:
         """A server-side edit made inside the caller's transaction, through the one write path:
         how a review lands (accept, revert, mark reviewed). The caller has authorised it; the
@@ -477,7 +492,8 @@ class NoteService:
 
         ``edit`` changes the loaded note (or not) and may return provenance for particular
         blocks, changed or not; other blocks it changes or adds take ``stamp``; every other
-        block keeps its own. Nothing to change writes nothing."""
+        block keeps its own. ``title_stamp`` restamps the title (a verification raising an
+        import's). Nothing to change writes nothing."""
         row = self._writable_row(tx, principal, note_id, with_snapshot=True)
         assert row.snapshot is not None
         doc = NoteDocument.load(row.snapshot)
@@ -492,14 +508,17 @@ class NoteService:
         provenance = restamp(current, changed, [b.id for b in after], lambda _: stamp)  # type: ignore[arg-type]
         provenance.update({block_id: p for block_id, p in stamps.items() if block_id in provenance})
         result = NoteEdit(row.frontier, frontier, before)
-        if frontier == row.frontier and all(provenance[b.id] == current.get(b.id) for b in after):
+        title_provenance = None if title_stamp is None else (title_stamp.origin.value, title_stamp.review.value)
+        if frontier == row.frontier and title_provenance is None and all(
+                provenance[b.id] == current.get(b.id) for b in after):
             return result
         moved = frontier != row.frontier
         meta = doc.meta
         self._commit(tx, NoteWrite(
             note_id=note_id, kind=kind, at=self.clock(), actor=principal.actor(), expected_frontier=row.frontier,
             update=doc.export_updates(row.frontier) if moved else None, snapshot=doc.snapshot() if moved else None,
-            frontier=frontier if moved else None, title=meta.title, types=meta.types, properties=meta.properties,
+            frontier=frontier if moved else None, title=meta.title, title_provenance=title_provenance,
+            types=meta.types, properties=meta.properties,
             blocks=[_block_row(b, i, provenance[b.id]) for i, b in enumerate(after)],
         ), previous_blocks=before)
         return result
@@ -536,8 +555,9 @@ class NoteService:
         """The single write path (see the module docstring); the link step
         (titles, aliases, edges from block text), the search step (the note's
         chunks) and the property step (its types and typed values) follow in
-        the same transaction."""
-        seq = tx.write_note(write, previous_blocks=previous_blocks)
+        the same transaction. A title the write changes is stamped with its writer's
+        provenance, as a block is (:func:`_with_title_stamped`)."""
+        seq = tx.write_note(_with_title_stamped(tx, write), previous_blocks=previous_blocks)
         project_links(tx, write)
         index_note_chunks(tx, write)
         index_note_properties(tx, write)
@@ -592,11 +612,17 @@ def decode_cursor(cursor: str) -> str:
     return raw[len(_CURSOR_PREFIX):]
 
 
-def _markdown_for(principal: Principal, view: NoteView) -> str:
+def _markdown_for(principal: Principal, view: NoteView, title_below: bool) -> str:
     """A note's canonical Markdown as ``principal`` may read it: a reader who is not a person gets
-    the blocks its trust floor admits, and nothing below it."""
+    the blocks its trust floor admits, and nothing below it — its title included."""
     shown = view.blocks if principal.is_person else filter_blocks(view.blocks, floor_for(principal))
-    return serialize_markdown(NoteMeta(view.title, view.types, view.properties), as_blocks(shown))
+    title = TITLE_BELOW_FLOOR if title_below else view.title
+    return serialize_markdown(NoteMeta(title, view.types, view.properties), as_blocks(shown))
+
+
+def _titles_below(tx: WorkspaceTx, note_ids: Iterable[str], floor: TrustFloor) -> set[str]:
+    stamped = tx.title_provenance(note_ids)
+    return {note_id for note_id, (origin, review) in stamped.items() if not admits(floor, origin, review)}
 
 
 def _not_found(note_id: str) -> NotFound:
@@ -625,3 +651,18 @@ def _block_row(block: Block, position: int, stamp: Provenance) -> BlockRow:
     assert block.id is not None
     return BlockRow(block.id, position, block.type, block.text, dict(block.attrs), stamp.origin.value,
                     stamp.review.value)
+
+
+def _with_title_stamped(tx: WorkspaceTx, write: NoteWrite) -> NoteWrite:
+    """``write`` with its title's provenance, when it sets a title it does not stamp itself: a new
+    note's title, or one that differs from the stored title, is its writer's — a person's own, an
+    agent's unreviewed (auto-apply, its own accept), an import's or a capture's untrusted — and is
+    held to a reader's trust floor by that. A person's accept or rename makes it theirs."""
+    if write.title is None or write.title_provenance is not None:
+        return write
+    if write.kind != "create":
+        row = tx.note(write.note_id)
+        if row is None or row.title == write.title:
+            return write
+    stamp = Provenance.for_write(Origin(write.actor.origin))
+    return replace(write, title_provenance=(stamp.origin.value, stamp.review.value))

@@ -56,6 +56,7 @@ from fastpad.store.records import (
 
 MIGRATIONS_DIR = Path(__file__).parent / "migrations"
 IDEMPOTENCY_TTL = timedelta(hours=24)
+_PERSONS_TITLE = ("human_typed", "human_accepted")  # a title no write stamped (the column defaults)
 _MIGRATION_NAME = re.compile(r"^(\d{4})_([a-z0-9_]+)\.sql$")
 
 
@@ -481,6 +482,15 @@ class WorkspaceTx:
                                      (self.workspace_id, note_id)).fetchone()[0])
         return self._note(row, snapshot)
 
+    def title_provenance(self, note_ids: Iterable[str]) -> dict[str, tuple[str, str]]:
+        """(origin, review state) of each named note's title (notes it does not have are left out)."""
+        wanted = sorted(set(note_ids))
+        if not wanted:
+            return {}
+        rows = self._x(f"SELECT id, title_origin, title_review_state FROM notes WHERE workspace_id = ?"
+                       f" AND {self._d.in_ids('id')}", (self.workspace_id, self._d.ids(wanted))).fetchall()
+        return {r[0]: (r[1], r[2]) for r in rows}
+
     def list_notes(
         self,
         *,
@@ -624,12 +634,13 @@ class WorkspaceTx:
                 raise ValueError("a create needs a snapshot and a frontier")
             seq = 1 if w.update is not None else 0
             self._x(
-                "INSERT INTO notes (id, workspace_id, title, types, properties, frontier, op_seq,"
-                " created_by_kind, created_by_id, archived_at, trashed_at, created_at, updated_at)"
-                " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, NULL, NULL, ?, ?)",
+                "INSERT INTO notes (id, workspace_id, title, title_origin, title_review_state, types, properties,"
+                " frontier, op_seq, created_by_kind, created_by_id, archived_at, trashed_at, created_at, updated_at)"
+                " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, NULL, NULL, ?, ?)",
                 (
-                    w.note_id, self.workspace_id, w.title or "", d.js(list(w.types or ())),
-                    d.js(dict(w.properties or {})), w.frontier, seq, w.actor.kind, w.actor.id, at, at,
+                    w.note_id, self.workspace_id, w.title or "", *(w.title_provenance or _PERSONS_TITLE),
+                    d.js(list(w.types or ())), d.js(dict(w.properties or {})), w.frontier, seq, w.actor.kind,
+                    w.actor.id, at, at,
                 ),
             )
             self._x("INSERT INTO note_snapshots (note_id, workspace_id, snapshot) VALUES (?, ?, ?)",
@@ -645,6 +656,9 @@ class WorkspaceTx:
             if w.title is not None:
                 sets.append("title = ?")
                 params.append(w.title)
+            if w.title_provenance is not None:
+                sets.append("title_origin = ?, title_review_state = ?")
+                params.extend(w.title_provenance)
             if w.types is not None:
                 sets.append("types = ?")
                 params.append(d.js(list(w.types)))

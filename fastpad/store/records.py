@@ -162,6 +162,9 @@ class NoteWrite:
     snapshot: bytes | None = None
     frontier: str | None = None
     title: str | None = None
+    # (origin, review state) of the title, when this write stamps it (NoteService._commit does
+    # whenever the title changes); None leaves the stored one.
+    title_provenance: tuple[str, str] | None = None
     types: tuple[str, ...] | None = None
     properties: dict[str, Any] | None = None
     blocks: list[BlockRow] | None = None  # the full projection after the write

@@ -9,6 +9,7 @@ import secrets
 
 import httpx
 
+from fastpad.outbound.titles import TITLE_BELOW_FLOOR
 from tests.api.conftest import OWNER_EMAIL, Server
 from tests.api.helpers import assert_problem
 from tests.api.test_imports import ZIP, finished, zipped
@@ -86,12 +87,14 @@ def test_a_verified_import_is_found_by_an_agents_default_search(server: Server, 
 
         before = default_search()
         assert before["floor"] == "human" and before["hits"] == []
+        assert agent.get(f"/v1/notes/{note_id}").json()["title"] == TITLE_BELOW_FLOOR  # outside text, title too
         below = {h["reason"]: h for h in before["hidden"]}["trust_floor"]
         assert below["count"] == 1 and "no person verified" in below["because"]
 
         assert signed_in.post(f"/v1/imports/{import_id}/verify").status_code == 200
         after = default_search()
         assert [h["note_id"] for h in after["hits"]] == [note_id]
+        assert after["hits"][0]["title"] == f"Harbour {word}", "verifying raised the title with the text"
         assert "trust_floor" not in {h["reason"] for h in after["hidden"]}
         # Dense and graph run under the same floor: the fused default search finds it too.
         assert note_id in [h["note_id"] for h in agent.get("/v1/search", params={"q": word}).json()["hits"]]
