@@ -7,8 +7,9 @@ its way out, by the same rules as the MCP tools' results
 
 - JSON (results and problem documents alike): blocks below the caller's trust floor left out
   (the floor a route took as a parameter, ``request.state.floor``, else the agent default),
-  a lone block below it refused, a note's title below it replaced by a stand-in
-  (:mod:`fastpad.outbound.titles`), secrets masked, links neutralised, identifiers untouched;
+  a lone block below it refused, a note's title below it replaced by a stand-in and its
+  properties below it left out (:mod:`fastpad.outbound.titles`), secrets masked, links
+  neutralised, identifiers untouched;
 - NDJSON (``GET /v1/export``): each line as JSON;
 - Markdown and plain text: secrets masked and links neutralised (the service renders an
   agent's Markdown from the blocks its floor admits: ``NoteService.markdown`` and ``export``);
@@ -32,7 +33,7 @@ from fastpad.errors import PolicyDenied
 from fastpad.knowledge.trust import TrustFloor, admits, floor_for
 from fastpad.outbound import OutboundPolicy, prepare
 from fastpad.outbound.documents import is_block, prepare_document
-from fastpad.outbound.titles import hold_titles, titled_note_ids
+from fastpad.outbound.titles import BelowFloor, hold_names, named_note_ids
 from fastpad.security.principals import Principal
 
 _JSON = ("application/json", "application/problem+json")
@@ -43,11 +44,11 @@ _TEXT = ("text/markdown", "text/plain")
 class AgentOutboundMiddleware:
     def __init__(self, app: ASGIApp, *, policy_for: Callable[[Principal], OutboundPolicy],
                  refuse: Callable[[PolicyDenied, Scope], Any],
-                 titles_below: Callable[[Principal, set[str], TrustFloor], set[str]],
+                 names_below: Callable[[Principal, set[str], TrustFloor], BelowFloor],
                  own_outbound: tuple[str, ...] = ("/mcp",)) -> None:
         self.app = app
         self.policy_for = policy_for
-        self.titles_below = titles_below
+        self.names_below = names_below
         self.refuse = refuse
         self.own_outbound = own_outbound
 
@@ -87,7 +88,7 @@ class AgentOutboundMiddleware:
             return admits(floor, origin, review_state)
 
         def held(value: Any) -> Any:
-            return hold_titles(value, self.titles_below(principal, titled_note_ids(value), floor))
+            return hold_names(value, self.names_below(principal, named_note_ids(value), floor))
 
         if media in _JSON and body:
             value = json.loads(body)

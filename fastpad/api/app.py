@@ -119,7 +119,7 @@ def create_app(deployment: Any, *, base_url: str, limits: Limits | None = None) 
         AgentOutboundMiddleware,
         policy_for=app.state.outbound_env.policy,
         refuse=lambda error, scope: problems.problem_response(error, base_url, instance=scope.get("path")),
-        titles_below=deployment.notes.titles_below,
+        names_below=deployment.notes.names_below,
     )
     app.add_middleware(
         BodyLimitMiddleware,

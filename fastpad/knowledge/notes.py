@@ -42,11 +42,12 @@ from fastpad.notes.blocks import heading_title
 from fastpad.notes.frontier import decode_frontier
 from fastpad.notes.provenance import Origin, Provenance, restamp
 from fastpad.notes.schema import storable_text
-from fastpad.outbound.titles import TITLE_BELOW_FLOOR
+from fastpad.outbound.titles import TITLE_BELOW_FLOOR, BelowFloor
 from fastpad.search.indexing import index_note_chunks
 from fastpad.security.principals import Principal
 from fastpad.security.scopes import EXPORT, NOTES_DELETE, NOTES_READ, NOTES_WRITE
 from fastpad.store import BlockEdits, BlockRow, NoteRow, NoteWrite, Store, WorkspaceTx, utcnow
+from fastpad.store.records import NameProvenance
 
 if TYPE_CHECKING:  # the review package builds on this one
     from fastpad.review.turns import Turn
@@ -122,8 +123,8 @@ class NoteService:
     def markdown(self, principal: Principal, note_id: str) -> str:
         """The note as canonical Markdown (a ``{#ULID}`` anchor after every block)."""
         view = self.get(principal, note_id)
-        below = set() if principal.is_person else self.titles_below(principal, [view.id], floor_for(principal))
-        return _markdown_for(principal, view, view.id in below)
+        below = BelowFloor() if principal.is_person else self.names_below(principal, [view.id], floor_for(principal))
+        return _markdown_for(principal, view, below)
 
     def export(self, principal: Principal) -> list[dict[str, Any]]:
         """Every note the credential sees, archived ones too, trashed ones not — id, title, frontier,
@@ -138,24 +139,24 @@ class NoteService:
             while True:
                 rows = tx.list_notes(after_id=after, limit=MAX_PAGE, include_archived=True, include_trashed=False,
                                      note_ids=principal.note_ids)
-                below = set() if principal.is_person else _titles_below(tx, [r.id for r in rows],
-                                                                        floor_for(principal))
+                below = BelowFloor() if principal.is_person else _names_below(tx, [r.id for r in rows],
+                                                                              floor_for(principal))
                 for row in rows:
                     view = self.view_in(tx, principal, row.id)
                     exported.append({"id": view.id, "title": view.title, "frontier": view.frontier,
                                      "archived": view.archived,
-                                     "markdown": _markdown_for(principal, view, view.id in below)})
+                                     "markdown": _markdown_for(principal, view, below)})
                 if len(rows) < MAX_PAGE:
                     return exported
                 after = rows[-1].id
 
-    def titles_below(self, principal: Principal, note_ids: Iterable[str], floor: TrustFloor) -> set[str]:
-        """Of ``note_ids``, the notes whose title ``floor`` does not admit (an agent's unreviewed
-        title, a capture's or an unverified import's): what ``outbound.titles`` stands in for."""
+    def names_below(self, principal: Principal, note_ids: Iterable[str], floor: TrustFloor) -> BelowFloor:
+        """Of ``note_ids``, the titles and properties ``floor`` does not admit (an agent's
+        unreviewed ones, a capture's or an unverified import's): what ``outbound.titles`` holds."""
         if floor == TrustFloor.ALL or not note_ids:
-            return set()
+            return BelowFloor()
         with self.store.read(principal.workspace_id) as tx:
-            return _titles_below(tx, note_ids, floor)
+            return _names_below(tx, note_ids, floor)
 
     def export_updates(self, principal: Principal, note_id: str, *, since: str | None = None) -> tuple[bytes, str]:
         """The note's CRDT state for an editor acting for a person: every update
@@ -484,7 +485,7 @@ class NoteService:
         *,
         stamp: Provenance | None = None,
         kind: str = "review",
-        title_stamp: Provenance | None = None,
+        names: NameProvenance | None = None,
     ) -> NoteEdit:
         """A server-side edit made inside the caller's transaction, through the one write path:
         how a review lands (accept, revert, mark reviewed). The caller has authorised it; the
@@ -492,8 +493,8 @@ class NoteService:
 
         ``edit`` changes the loaded note (or not) and may return provenance for particular
         blocks, changed or not; other blocks it changes or adds take ``stamp``; every other
-        block keeps its own. ``title_stamp`` restamps the title (a verification raising an
-        import's). Nothing to change writes nothing."""
+        block keeps its own. ``names`` restamps the title and properties (a verification raising
+        an import's). Nothing to change writes nothing."""
         row = self._writable_row(tx, principal, note_id, with_snapshot=True)
         assert row.snapshot is not None
         doc = NoteDocument.load(row.snapshot)
@@ -508,8 +509,7 @@ class NoteService:
         provenance = restamp(current, changed, [b.id for b in after], lambda _: stamp)  # type: ignore[arg-type]
         provenance.update({block_id: p for block_id, p in stamps.items() if block_id in provenance})
         result = NoteEdit(row.frontier, frontier, before)
-        title_provenance = None if title_stamp is None else (title_stamp.origin.value, title_stamp.review.value)
-        if frontier == row.frontier and title_provenance is None and all(
+        if frontier == row.frontier and names is None and all(
                 provenance[b.id] == current.get(b.id) for b in after):
             return result
         moved = frontier != row.frontier
@@ -517,8 +517,9 @@ class NoteService:
         self._commit(tx, NoteWrite(
             note_id=note_id, kind=kind, at=self.clock(), actor=principal.actor(), expected_frontier=row.frontier,
             update=doc.export_updates(row.frontier) if moved else None, snapshot=doc.snapshot() if moved else None,
-            frontier=frontier if moved else None, title=meta.title, title_provenance=title_provenance,
-            types=meta.types, properties=meta.properties,
+            frontier=frontier if moved else None, title=meta.title, types=meta.types, properties=meta.properties,
+            title_provenance=None if names is None else names.title,
+            property_provenance=None if names is None else names.properties,
             blocks=[_block_row(b, i, provenance[b.id]) for i, b in enumerate(after)],
         ), previous_blocks=before)
         return result
@@ -556,8 +557,8 @@ class NoteService:
         (titles, aliases, edges from block text), the search step (the note's
         chunks) and the property step (its types and typed values) follow in
         the same transaction. A title the write changes is stamped with its writer's
-        provenance, as a block is (:func:`_with_title_stamped`)."""
-        seq = tx.write_note(_with_title_stamped(tx, write), previous_blocks=previous_blocks)
+        provenance, as a block is, and so is each property it changes (:func:`_with_names_stamped`)."""
+        seq = tx.write_note(_with_names_stamped(tx, write), previous_blocks=previous_blocks)
         project_links(tx, write)
         index_note_chunks(tx, write)
         index_note_properties(tx, write)
@@ -612,17 +613,22 @@ def decode_cursor(cursor: str) -> str:
     return raw[len(_CURSOR_PREFIX):]
 
 
-def _markdown_for(principal: Principal, view: NoteView, title_below: bool) -> str:
+def _markdown_for(principal: Principal, view: NoteView, below: BelowFloor) -> str:
     """A note's canonical Markdown as ``principal`` may read it: a reader who is not a person gets
-    the blocks its trust floor admits, and nothing below it — its title included."""
+    the blocks its trust floor admits, and nothing below it — its title and properties included."""
     shown = view.blocks if principal.is_person else filter_blocks(view.blocks, floor_for(principal))
-    title = TITLE_BELOW_FLOOR if title_below else view.title
-    return serialize_markdown(NoteMeta(title, view.types, view.properties), as_blocks(shown))
+    title = TITLE_BELOW_FLOOR if view.id in below.titles else view.title
+    meta = NoteMeta(title, view.types, below.shown_properties(view.id, view.properties))
+    return serialize_markdown(meta, as_blocks(shown))
 
 
-def _titles_below(tx: WorkspaceTx, note_ids: Iterable[str], floor: TrustFloor) -> set[str]:
-    stamped = tx.title_provenance(note_ids)
-    return {note_id for note_id, (origin, review) in stamped.items() if not admits(floor, origin, review)}
+def _names_below(tx: WorkspaceTx, note_ids: Iterable[str], floor: TrustFloor) -> BelowFloor:
+    stamped = tx.name_provenance(note_ids)
+    return BelowFloor(
+        titles=frozenset(n for n, names in stamped.items() if not admits(floor, *names.title)),
+        properties={n: below for n, names in stamped.items()
+                    if (below := frozenset(k for k, pair in names.properties.items() if not admits(floor, *pair)))},
+    )
 
 
 def _not_found(note_id: str) -> NotFound:
@@ -653,16 +659,35 @@ def _block_row(block: Block, position: int, stamp: Provenance) -> BlockRow:
                     stamp.review.value)
 
 
-def _with_title_stamped(tx: WorkspaceTx, write: NoteWrite) -> NoteWrite:
-    """``write`` with its title's provenance, when it sets a title it does not stamp itself: a new
-    note's title, or one that differs from the stored title, is its writer's — a person's own, an
-    agent's unreviewed (auto-apply, its own accept), an import's or a capture's untrusted — and is
-    held to a reader's trust floor by that. A person's accept or rename makes it theirs."""
-    if write.title is None or write.title_provenance is not None:
+def _with_names_stamped(tx: WorkspaceTx, write: NoteWrite) -> NoteWrite:
+    """``write`` with the provenance of the title and properties it sets, where it does not stamp
+    them itself: a new note's, or ones that differ from what is stored, are its writer's — a
+    person's own, an agent's unreviewed (auto-apply, its own accept), an import's or a capture's
+    untrusted — and are held to a reader's trust floor by that; a property it keeps keeps its
+    own. A person's accept, rename or edit of a property makes it theirs."""
+    setting_title = write.title is not None and write.title_provenance is None
+    setting_properties = write.properties is not None and write.property_provenance is None
+    if not (setting_title or setting_properties):
         return write
-    if write.kind != "create":
-        row = tx.note(write.note_id)
-        if row is None or row.title == write.title:
-            return write
+    row = None if write.kind == "create" else tx.note(write.note_id)
+    if write.kind != "create" and row is None:
+        return write
     stamp = Provenance.for_write(Origin(write.actor.origin))
-    return replace(write, title_provenance=(stamp.origin.value, stamp.review.value))
+    pair = (stamp.origin.value, stamp.review.value)
+    persons_own = stamp == Provenance.for_write(Origin.HUMAN_TYPED)
+    changes: dict[str, Any] = {}
+    if setting_title and (row is None or row.title != write.title):
+        changes["title_provenance"] = pair
+    if setting_properties and (row is None or row.properties != write.properties):
+        before = {} if row is None else row.properties
+        kept = {} if row is None else tx.name_provenance([write.note_id])[write.note_id].properties
+        assert write.properties is not None
+        stamped = {}
+        for name, value in write.properties.items():
+            if name in before and before[name] == value:
+                if name in kept:
+                    stamped[name] = kept[name]
+            elif not persons_own:
+                stamped[name] = pair
+        changes["property_provenance"] = stamped
+    return replace(write, **changes) if changes else write

@@ -78,7 +78,7 @@ from fastpad.knowledge.trust import admits
 from fastpad.mcp.tool import Call, NoteBody, ToolOutput
 from fastpad.notes import Block, NoteMeta, serialize_markdown
 from fastpad.outbound.documents import prepare_document
-from fastpad.outbound.titles import TITLE_BELOW_FLOOR, hold_titles, titled_note_ids
+from fastpad.outbound.titles import TITLE_BELOW_FLOOR, hold_names, named_note_ids
 from fastpad.outbound import InvalidCursor, OutboundPolicy, count_tokens, fence_note, fit_blocks, new_boundary, prepare
 from fastpad.security.principals import Principal
 
@@ -134,25 +134,27 @@ def _success(call: Call, output: ToolOutput, policy: OutboundPolicy) -> dict[str
     _check_names_visible(principal, output.data)
     _check_names_visible(principal, list(output.items))
 
-    packer = _Packer(call, _titles_held(call, output), policy)
+    packer = _Packer(call, _names_held(call, output), policy)
     data = packer.pack()
     for note in packer.reads():
         call.deployment.review.record_read(principal, call.session, note.note_id, note.frontier or "", note.read)
     return data
 
 
-def _titles_held(call: Call, output: ToolOutput) -> ToolOutput:
-    """``output`` with every note title the call's floor does not admit stood in for
-    (``outbound.titles``): in its members, its items and the notes it carries."""
+def _names_held(call: Call, output: ToolOutput) -> ToolOutput:
+    """``output`` with every note title and property the call's floor does not admit stood in for
+    or left out (``outbound.titles``): in its members, its items and the notes it carries."""
     if call.principal.is_person:
         return output
-    named = titled_note_ids(output.data) | titled_note_ids(list(output.items)) | {n.note_id for n in output.notes}
-    below = call.deployment.notes.titles_below(call.principal, named, call.floor)
+    named = named_note_ids(output.data) | named_note_ids(list(output.items)) | {n.note_id for n in output.notes}
+    below = call.deployment.notes.names_below(call.principal, named, call.floor)
     if not below:
         return output
     return dataclasses.replace(
-        output, data=hold_titles(output.data, below), items=hold_titles(list(output.items), below),
-        notes=[dataclasses.replace(n, title=TITLE_BELOW_FLOOR) if n.note_id in below else n for n in output.notes])
+        output, data=hold_names(output.data, below), items=hold_names(list(output.items), below),
+        notes=[dataclasses.replace(n, title=TITLE_BELOW_FLOOR if n.note_id in below.titles else n.title,
+                                   properties=below.shown_properties(n.note_id, n.properties))
+               for n in output.notes])
 
 
 class _Packer:

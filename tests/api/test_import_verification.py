@@ -73,7 +73,7 @@ def test_a_person_verifies_an_import_folder_by_folder_and_can_take_it_back(
 
 def test_a_verified_import_is_found_by_an_agents_default_search(server: Server, signed_in: httpx.Client) -> None:
     word = secrets.token_hex(4)
-    vault = {f"Harbour {word}.md": f"The harbour tide table {word} for spring.\n"}
+    vault = {f"Harbour {word}.md": f"---\nharbour_master: Ann {word}\n---\n\nThe harbour tide table {word} for spring.\n"}
     created = signed_in.post("/v1/imports", params={"name": f"{word}.zip"}, content=zipped(vault), headers=ZIP)
     assert created.status_code == 202, created.text
     import_id = finished(signed_in, created.json()["id"])["id"]
@@ -87,7 +87,9 @@ def test_a_verified_import_is_found_by_an_agents_default_search(server: Server, 
 
         before = default_search()
         assert before["floor"] == "human" and before["hits"] == []
-        assert agent.get(f"/v1/notes/{note_id}").json()["title"] == TITLE_BELOW_FLOOR  # outside text, title too
+        unverified = agent.get(f"/v1/notes/{note_id}").json()
+        assert unverified["title"] == TITLE_BELOW_FLOOR, "outside text, its title too"
+        assert unverified["properties_below_floor"] == 1 and "harbour_master" not in unverified["properties"]
         below = {h["reason"]: h for h in before["hidden"]}["trust_floor"]
         assert below["count"] == 1 and "no person verified" in below["because"]
 
@@ -95,6 +97,7 @@ def test_a_verified_import_is_found_by_an_agents_default_search(server: Server, 
         after = default_search()
         assert [h["note_id"] for h in after["hits"]] == [note_id]
         assert after["hits"][0]["title"] == f"Harbour {word}", "verifying raised the title with the text"
+        assert agent.get(f"/v1/notes/{note_id}").json()["properties"]["harbour_master"] == f"Ann {word}"
         assert "trust_floor" not in {h["reason"] for h in after["hidden"]}
         # Dense and graph run under the same floor: the fused default search finds it too.
         assert note_id in [h["note_id"] for h in agent.get("/v1/search", params={"q": word}).json()["hits"]]

@@ -1,5 +1,5 @@
-"""Migration 20 on a database that already holds notes: each title takes the provenance of the
-write that created its note (the op log's first row), reviewed when every block of that origin
+"""Migration 20 on a database that already holds notes: each title (and property) takes the
+provenance of the write that created its note (the op log's first row), reviewed when every block of that origin
 is (a verified import, an accepted proposal).
 
 The notes are written by today's write path, then the title columns are dropped and version 20
@@ -24,12 +24,14 @@ def test_existing_titles_take_the_provenance_of_the_write_that_created_them(make
     bot = svc.tokens.authenticate(plaintext)
     persons = svc.notes.create(ws.owner, title="Typed", blocks=[Block(None, "paragraph", "Mine.")])
     agents = svc.notes.create(bot, title="Agent's", blocks=[Block(None, "paragraph", "Its.")])
-    clipped = svc.notes.create(ws.owner, title="Clipped", blocks=[Block(None, "paragraph", "Outside.")], inbound=True)
+    clipped = svc.notes.create(ws.owner, markdown="---\ntitle: Clipped\nsource: the web\n---\n\nOutside.\n",
+                               inbound=True)
     confirmed = svc.notes.create(ws.owner, title="Confirmed", blocks=[Block(None, "paragraph", "Outside, read.")],
                                  inbound=True)
     BlockReview(store, svc.notes).mark_reviewed(ws.owner, confirmed.id, confirmed.blocks[0]["id"])
-    back_to_19 = ["ALTER TABLE notes DROP COLUMN title_origin", "ALTER TABLE notes DROP COLUMN title_review_state",
-                  "DELETE FROM schema_migrations WHERE version = 20"]
+    back_to_19 = [f"ALTER TABLE notes DROP COLUMN {column}"
+                  for column in ("title_origin", "title_review_state", "property_provenance")]
+    back_to_19.append("DELETE FROM schema_migrations WHERE version = 20")
     owner_url = getattr(store, "owner_url", None)  # PostgreSQL: only the owner alters tables
     if owner_url is not None:
         with psycopg.connect(owner_url, autocommit=True) as conn:
@@ -43,8 +45,9 @@ def test_existing_titles_take_the_provenance_of_the_write_that_created_them(make
 
     store = make_store(url=url)
     with store.read(ws.id) as tx:
-        stamped = tx.title_provenance([persons.id, agents.id, clipped.id, confirmed.id])
-    assert stamped == {
+        named = tx.name_provenance([persons.id, agents.id, clipped.id, confirmed.id])
+    assert named[clipped.id].properties == {"source": ("inbound_untrusted", "unreviewed")}
+    assert {note_id: names.title for note_id, names in named.items()} == {
         persons.id: ("human_typed", "human_accepted"),
         agents.id: ("agent_written", "unreviewed"),
         clipped.id: ("inbound_untrusted", "unreviewed"),
