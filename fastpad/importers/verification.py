@@ -24,7 +24,6 @@ from fastpad.notes import is_ulid
 from fastpad.notes.provenance import Origin, Provenance, ReviewState
 from fastpad.security.principals import Principal
 from fastpad.store import Store, utcnow
-from fastpad.store.records import NameProvenance
 
 NOTES_PER_TRANSACTION = 100  # a large vault never holds the write lock for long
 _INBOUND = Origin.INBOUND_UNTRUSTED.value
@@ -85,7 +84,8 @@ class ImportVerification:
                     notes += 1
                     restamped = {b.block_id: Provenance(Origin.INBOUND_UNTRUSTED, to_state) for b in tx.blocks(note_id)
                                  if b.origin == _INBOUND and b.review_state == from_state.value}
-                    names = _restamped_names(tx.name_provenance([note_id])[note_id], from_state, to_state)
+                    names = tx.name_provenance([note_id])[note_id].moved((_INBOUND, from_state.value),
+                                                                        (_INBOUND, to_state.value))
                     if restamped or names:
                         self.notes.apply_edit(tx, principal, note_id, lambda doc, stamps=restamped: stamps, kind=kind,
                                               names=names)
@@ -93,12 +93,3 @@ class ImportVerification:
                     asserted += sum(1 for e in tx.links.text_edges(note_id) if e.status == "asserted")
         return Verification(import_id, folder, notes, blocks, asserted)
 
-
-def _restamped_names(stored: NameProvenance, from_state: ReviewState, to_state: ReviewState) -> NameProvenance | None:
-    """The note's title and properties with every imported one in ``from_state`` moved to
-    ``to_state``, the rest as they are; None when none is."""
-    was, now = (_INBOUND, from_state.value), (_INBOUND, to_state.value)
-    if stored.title != was and was not in stored.properties.values():
-        return None
-    return NameProvenance(now if stored.title == was else stored.title,
-                          {name: now if pair == was else pair for name, pair in stored.properties.items()})

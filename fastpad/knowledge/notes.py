@@ -285,14 +285,16 @@ class NoteService:
                         Origin.INBOUND_UNTRUSTED if inbound else principal.origin)
         return replace(self.view_in(tx, principal, note_id), reassigned_block_ids=draft.reassigned_block_ids)
 
-    def create_proposed(self, tx: WorkspaceTx, principal: Principal, note_id: str, meta: NoteMeta) -> None:
+    def create_proposed(self, tx: WorkspaceTx, principal: Principal, note_id: str, meta: NoteMeta,
+                        stamp: Provenance) -> None:
         """The empty note a proposed new note's accepted blocks land in, under the id its turn
         minted, created by whoever accepts it: a person, or the agent itself under auto-apply or
-        its own grant. The turn was the check (its ``notes:propose``), not ``notes:write``."""
-        self._write_new(tx, principal, note_id, meta, [], principal.origin)
+        its own grant. The turn was the check (its ``notes:propose``), not ``notes:write``. Its title
+        and properties are the proposing agent's, reviewed as the accept says (``stamp``)."""
+        self._write_new(tx, principal, note_id, meta, [], principal.origin, names_stamp=stamp)
 
     def _write_new(self, tx: WorkspaceTx, principal: Principal, note_id: str, meta: NoteMeta, blocks: list[Block],
-                   origin: Origin) -> None:
+                   origin: Origin, *, names_stamp: Provenance | None = None) -> None:
         doc = NoteDocument.new(meta=meta, blocks=blocks)
         stamp = Provenance.for_write(origin)
         projection = [_block_row(b, i, self._creation_stamp(tx, b, stamp)) for i, b in enumerate(doc.blocks())]
@@ -301,7 +303,7 @@ class NoteService:
             update=doc.export_updates(None),
             snapshot=doc.snapshot(), frontier=doc.frontier(), title=doc.meta.title, types=doc.meta.types,
             properties=doc.meta.properties, blocks=projection,
-        ), previous_blocks=[])
+        ), previous_blocks=[], names_stamp=names_stamp)
 
     @staticmethod
     def _creation_stamp(tx: WorkspaceTx, block: Block, stamp: Provenance) -> Provenance:
@@ -521,7 +523,7 @@ class NoteService:
             title_provenance=None if names is None else names.title,
             property_provenance=None if names is None else names.properties,
             blocks=[_block_row(b, i, provenance[b.id]) for i, b in enumerate(after)],
-        ), previous_blocks=before)
+        ), previous_blocks=before, names_stamp=stamp)
         return result
 
     # ------------------------------------------------------------------ internals
@@ -552,13 +554,15 @@ class NoteService:
         return True
 
     @staticmethod
-    def _commit(tx: WorkspaceTx, write: NoteWrite, *, previous_blocks: list[BlockRow] | None = None) -> int:
+    def _commit(tx: WorkspaceTx, write: NoteWrite, *, previous_blocks: list[BlockRow] | None = None,
+                names_stamp: Provenance | None = None) -> int:
         """The single write path (see the module docstring); the link step
         (titles, aliases, edges from block text), the search step (the note's
         chunks) and the property step (its types and typed values) follow in
         the same transaction. A title the write changes is stamped with its writer's
-        provenance, as a block is, and so is each property it changes (:func:`_with_names_stamped`)."""
-        seq = tx.write_note(_with_names_stamped(tx, write), previous_blocks=previous_blocks)
+        provenance, as a block is, and so is each property it changes (:func:`_with_names_stamped`;
+        ``names_stamp`` when the writer lands someone else's words, as a turn's accept does)."""
+        seq = tx.write_note(_with_names_stamped(tx, write, names_stamp), previous_blocks=previous_blocks)
         project_links(tx, write)
         index_note_chunks(tx, write)
         index_note_properties(tx, write)
@@ -659,12 +663,13 @@ def _block_row(block: Block, position: int, stamp: Provenance) -> BlockRow:
                     stamp.review.value)
 
 
-def _with_names_stamped(tx: WorkspaceTx, write: NoteWrite) -> NoteWrite:
+def _with_names_stamped(tx: WorkspaceTx, write: NoteWrite, stamp: Provenance | None = None) -> NoteWrite:
     """``write`` with the provenance of the title and properties it sets, where it does not stamp
     them itself: a new note's, or ones that differ from what is stored, are its writer's — a
     person's own, an agent's unreviewed (auto-apply, its own accept), an import's or a capture's
-    untrusted — and are held to a reader's trust floor by that; a property it keeps keeps its
-    own. A person's accept, rename or edit of a property makes it theirs."""
+    untrusted; a turn's accept stamps the agent's with the accept's review state — and are held
+    to a reader's trust floor by that; a property it keeps keeps its own. A person's rename or
+    edit of a property makes it theirs."""
     setting_title = write.title is not None and write.title_provenance is None
     setting_properties = write.properties is not None and write.property_provenance is None
     if not (setting_title or setting_properties):
@@ -672,7 +677,7 @@ def _with_names_stamped(tx: WorkspaceTx, write: NoteWrite) -> NoteWrite:
     row = None if write.kind == "create" else tx.note(write.note_id)
     if write.kind != "create" and row is None:
         return write
-    stamp = Provenance.for_write(Origin(write.actor.origin))
+    stamp = stamp or Provenance.for_write(Origin(write.actor.origin))
     pair = (stamp.origin.value, stamp.review.value)
     persons_own = stamp == Provenance.for_write(Origin.HUMAN_TYPED)
     changes: dict[str, Any] = {}

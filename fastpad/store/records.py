@@ -208,3 +208,11 @@ class NameProvenance:
 
     title: tuple[str, str]
     properties: dict[str, tuple[str, str]]
+
+    def moved(self, was: tuple[str, str], now: tuple[str, str]) -> "NameProvenance | None":
+        """The title and properties stamped ``was`` restamped ``now``, the rest as they are (a
+        verification, a turn marked reviewed); None when none is ``was``."""
+        if self.title != was and was not in self.properties.values():
+            return None
+        return NameProvenance(now if self.title == was else self.title,
+                              {name: now if pair == was else pair for name, pair in self.properties.items()})
