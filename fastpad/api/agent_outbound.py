@@ -30,10 +30,11 @@ from starlette.datastructures import MutableHeaders
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from fastpad.errors import PolicyDenied
+from fastpad.knowledge.hidden import below_floor
 from fastpad.knowledge.trust import TrustFloor, admits, floor_for
 from fastpad.outbound import OutboundPolicy, prepare
 from fastpad.outbound.documents import is_block, prepare_document
-from fastpad.outbound.titles import BelowFloor, hold_names, named_note_ids
+from fastpad.outbound.titles import BelowFloor, count_held_titles, hold_names, named_note_ids
 from fastpad.security.principals import Principal
 
 _JSON = ("application/json", "application/problem+json")
@@ -88,7 +89,9 @@ class AgentOutboundMiddleware:
             return admits(floor, origin, review_state)
 
         def held(value: Any) -> Any:
-            return hold_names(value, self.names_below(principal, named_note_ids(value), floor))
+            below = self.names_below(principal, named_note_ids(value), floor)
+            return count_held_titles(hold_names(value, below), below,
+                                     lambda n: below_floor(n, "titles", TrustFloor(floor)).as_dict())
 
         if media in _JSON and body:
             value = json.loads(body)

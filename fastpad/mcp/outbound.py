@@ -78,7 +78,7 @@ from fastpad.knowledge.trust import admits
 from fastpad.mcp.tool import Call, NoteBody, ToolOutput
 from fastpad.notes import Block, NoteMeta, serialize_markdown
 from fastpad.outbound.documents import prepare_document
-from fastpad.outbound.titles import TITLE_BELOW_FLOOR, hold_names, named_note_ids
+from fastpad.outbound.titles import TITLE_BELOW_FLOOR, count_held_titles, hold_names, named_note_ids
 from fastpad.outbound import InvalidCursor, OutboundPolicy, count_tokens, fence_note, fit_blocks, new_boundary, prepare
 from fastpad.security.principals import Principal
 
@@ -150,8 +150,11 @@ def _names_held(call: Call, output: ToolOutput) -> ToolOutput:
     below = call.deployment.notes.names_below(call.principal, named, call.floor)
     if not below:
         return output
+    items = hold_names(list(output.items), below)
+    data = count_held_titles(hold_names(output.data, below), below,
+                             lambda n: below_floor(n, "titles", call.floor).as_dict(), naming=[output.data, items])
     return dataclasses.replace(
-        output, data=hold_names(output.data, below), items=hold_names(list(output.items), below),
+        output, data=data, items=items,
         notes=[dataclasses.replace(n, title=TITLE_BELOW_FLOOR if n.note_id in below.titles else n.title,
                                    properties=below.shown_properties(n.note_id, n.properties))
                for n in output.notes])

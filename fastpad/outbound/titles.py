@@ -9,13 +9,15 @@ export line — is found here, whatever route or tool built it, so a new surface
 construction. The caller looks up which of those names its floor does not admit
 (:class:`BelowFloor`); such a title becomes :data:`TITLE_BELOW_FLOOR`, and such a property is left
 out, its name too (a name is text its writer chose), with ``properties_below_floor`` counting them.
+An answer that already says what its read left out (a ``hidden`` list, as search has) also says
+how many titles it stood in for (:func:`count_held_titles`).
 
 Pure: the caller says what is below, nothing here reads a note.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -79,3 +81,12 @@ def _note_of(value: Mapping[str, Any]) -> str | None:
     if not isinstance(value.get("title"), str) and not isinstance(value.get("properties"), Mapping):
         return None
     return next((value[k] for k in _NOTE_ID_KEYS if isinstance(value.get(k), str)), None)
+
+
+def count_held_titles(value: Any, below: BelowFloor, entry: Callable[[int], Any], *, naming: Any = None) -> Any:
+    """``value`` (already held) with ``entry(n)`` added to its ``hidden`` list, when it has one and
+    ``n`` of the notes it (or ``naming``: what it leaves with) names had their titles stood in for."""
+    if not isinstance(value, Mapping) or not isinstance(value.get("hidden"), list):
+        return value
+    held = len(named_note_ids(value if naming is None else naming) & below.titles)
+    return {**value, "hidden": [*value["hidden"], entry(held)]} if held else value

@@ -55,8 +55,10 @@ def test_an_agents_and_a_captures_titles_stay_below_another_agents_floor(
             markdown = agent.get(f"/v1/notes/{note_id}", headers={"accept": "text/markdown"}).text
             assert word not in markdown.split("---")[1] and TITLE_BELOW_FLOOR in markdown
 
-        hits = agent.get("/v1/search", params={"q": word}).json()["hits"]
-        assert titles(hits, "note_id")[capture] == TITLE_BELOW_FLOOR
+        searched = agent.get("/v1/search", params={"q": word}).json()
+        assert titles(searched["hits"], "note_id")[capture] == TITLE_BELOW_FLOOR
+        said = [h for h in searched["hidden"] if h["unit"] == "titles"]
+        assert [(h["reason"], h["count"]) for h in said] == [("trust_floor", 1)], "and the page says why"
         lowered = agent.get("/v1/search", params={"q": word, "floor": "all"}).json()["hits"]
         assert titles(lowered, "note_id")[capture] == capture_title, "an agent that lowers its floor reads it"
 

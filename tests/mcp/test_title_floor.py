@@ -1,7 +1,7 @@
 """A note's title is held to the call's trust floor in what the MCP tools return, on both
 backends: an auto-apply agent's unreviewed title and a capture's untrusted one reach another
-agent's ``fastpad_fetch`` (its entry and its fenced Markdown) only as a stand-in, and as they are
-once the agent lowers its floor."""
+agent's ``fastpad_fetch`` (its entry and its fenced Markdown) and ``fastpad_search`` only as a
+stand-in, and as they are once the agent lowers its floor."""
 
 from __future__ import annotations
 
@@ -42,3 +42,16 @@ def test_fetch_stands_in_for_an_agents_and_a_captures_title_below_the_floor(mcp_
         assert word not in default[note_id]["markdown"] and TITLE_BELOW_FLOOR in default[note_id]["markdown"]
     lowered = run(lambda: fetch("all"))
     assert {n: lowered[n]["title"] for n in held} == held
+
+    # A person reviews the clipping's text: search finds it at the default floor, its title still
+    # stood in for.
+    for block in deployment.notes.get(owner, captured.note_id).blocks:
+        deployment.block_review.mark_reviewed(owner, captured.note_id, block["id"])
+
+    async def search() -> dict:
+        async with mcp_server.client(mcp_server.tokens["agent"]) as reader:
+            await reader.start()
+            return await reader.ok("fastpad_search", session=reader.session, query=word, limit=1)
+
+    found = run(search)
+    assert [(h["note_id"], h["title"]) for h in found["hits"]] == [(captured.note_id, TITLE_BELOW_FLOOR)]
