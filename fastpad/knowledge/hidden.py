@@ -25,7 +25,7 @@ SCOPE = "scope"
 class Hidden:
     reason: str  # TRUST_FLOOR | ARCHIVED | SCOPE
     count: int | None  # None: deliberately not counted (see limited_to_note_set)
-    unit: str  # "notes" | "blocks"
+    unit: str  # "notes" | "blocks" | "titles" (stood in for: outbound/titles.py)
     because: str
     show_with: dict[str, Any] | None  # the parameter (and value) that shows them; None: no parameter can
     at_least: bool = False  # the count stopped at a limit: there may be more

@@ -74,7 +74,8 @@ class SearchHitOut(BaseModel):
 class HiddenOut(BaseModel):
     reason: str = Field(description="trust_floor, archived or scope")
     count: int | None = Field(description="how many notes matched that this reason alone kept out (never which); "
-                                        "null for scope: notes outside a note set are never counted")
+                                        "null for scope: notes outside a note set are never counted; with unit "
+                                        "titles, how many hits' titles the floor stood in for")
     unit: str
     because: str
     show_with: dict[str, Any] | None = Field(
