@@ -9,6 +9,7 @@ from dataclasses import dataclass, replace
 import pytest
 
 from fastpad.errors import InsufficientScope, StaleFrontier, ValidationFailed
+from fastpad.knowledge.block_review import BlockReview
 from fastpad.knowledge.graph import GraphService
 from fastpad.notes import Block
 from fastpad.notes.provenance import Origin
@@ -207,6 +208,20 @@ def test_agent_text_nobody_reviewed_and_untrusted_imports_are_below_an_agents_fl
     assert set(ids(engine.service.search(ws.owner, "tidal energy"))) == {drafted.id, imported.id, typed.id}
     with pytest.raises(ValidationFailed):
         engine.service.search(reader, "tidal", floor="nobody")
+
+
+def test_text_a_person_verified_as_theirs_is_found_at_an_agents_default_floor_by_every_strategy(svc, ws, engine):
+    """A verified import's blocks (``inbound_untrusted`` + ``human_accepted``): lexical (the FTS5
+    scope tokens), dense (the chunks' provenance mask) and the fused search all admit them, as the
+    outbound path does; an unverified one stays below."""
+    verified = note(svc, replace(ws.owner, origin=Origin.INBOUND_UNTRUSTED), "Clip", "Kelp forest survey notes.")
+    unverified = note(svc, replace(ws.owner, origin=Origin.INBOUND_UNTRUSTED), "Other", "Kelp forest rumours.")
+    BlockReview(svc.store, svc.notes).mark_reviewed(ws.owner, verified.id, verified.blocks[0]["id"])
+    engine.index(ws.id)
+    reader = agent(svc, ws, scopes="search:read")
+    for strategies in ([LEXICAL], [DENSE], None):
+        assert ids(engine.service.search(reader, "kelp forest", strategies=strategies)) == [verified.id], strategies
+    assert unverified.id in ids(engine.service.search(reader, "kelp forest", floor="all"))
 
 
 def test_a_note_reached_only_by_an_agents_unconfirmed_edge_is_not_returned_to_anyone(store, svc, ws, engine):
