@@ -7,7 +7,9 @@ its way out, by the same rules as the MCP tools' results
 
 - JSON (results and problem documents alike): blocks below the caller's trust floor left out
   (the floor a route took as a parameter, ``request.state.floor``, else the agent default),
-  a lone block below it refused, secrets masked, links neutralised, identifiers untouched;
+  a lone block below it refused, a note's title below it replaced by a stand-in and its
+  properties below it left out (:mod:`fastpad.outbound.titles`), secrets masked, links
+  neutralised, identifiers untouched;
 - NDJSON (``GET /v1/export``): each line as JSON;
 - Markdown and plain text: secrets masked and links neutralised (the service renders an
   agent's Markdown from the blocks its floor admits: ``NoteService.markdown`` and ``export``);
@@ -28,9 +30,11 @@ from starlette.datastructures import MutableHeaders
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from fastpad.errors import PolicyDenied
-from fastpad.knowledge.trust import admits, floor_for
+from fastpad.knowledge.hidden import below_floor
+from fastpad.knowledge.trust import TrustFloor, admits, floor_for
 from fastpad.outbound import OutboundPolicy, prepare
 from fastpad.outbound.documents import is_block, prepare_document
+from fastpad.outbound.titles import BelowFloor, count_held_titles, hold_names, named_note_ids
 from fastpad.security.principals import Principal
 
 _JSON = ("application/json", "application/problem+json")
@@ -40,9 +44,12 @@ _TEXT = ("text/markdown", "text/plain")
 
 class AgentOutboundMiddleware:
     def __init__(self, app: ASGIApp, *, policy_for: Callable[[Principal], OutboundPolicy],
-                 refuse: Callable[[PolicyDenied, Scope], Any], own_outbound: tuple[str, ...] = ("/mcp",)) -> None:
+                 refuse: Callable[[PolicyDenied, Scope], Any],
+                 names_below: Callable[[Principal, set[str], TrustFloor], BelowFloor],
+                 own_outbound: tuple[str, ...] = ("/mcp",)) -> None:
         self.app = app
         self.policy_for = policy_for
+        self.names_below = names_below
         self.refuse = refuse
         self.own_outbound = own_outbound
 
@@ -81,16 +88,21 @@ class AgentOutboundMiddleware:
         def admit(origin: Any, review_state: Any) -> bool:
             return admits(floor, origin, review_state)
 
+        def held(value: Any) -> Any:
+            below = self.names_below(principal, named_note_ids(value), floor)
+            return count_held_titles(hold_names(value, below), below,
+                                     lambda n: below_floor(n, "titles", TrustFloor(floor)).as_dict())
+
         if media in _JSON and body:
             value = json.loads(body)
             if is_block(value) and not admit(value["origin"], value["review_state"]):
                 refusal = PolicyDenied(detail=f"This block is below your trust floor ({floor.value}).",
                                        extra={"reason": "below_floor", "floor": floor.value})
-            value = prepare_document(value, policy, admit)
+            value = prepare_document(held(value), policy, admit)
             body = json.dumps(value, ensure_ascii=False, separators=(",", ":")).encode()
         elif media == _NDJSON:
             lines = (json.loads(line) for line in body.splitlines() if line.strip())
-            body = b"".join(json.dumps(prepare_document(line, policy, admit), ensure_ascii=False,
+            body = b"".join(json.dumps(prepare_document(held(line), policy, admit), ensure_ascii=False,
                                        separators=(",", ":")).encode() + b"\n" for line in lines)
         elif media in _TEXT:
             body = prepare(body.decode(), policy).text.encode()

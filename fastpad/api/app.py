@@ -121,6 +121,7 @@ def create_app(deployment: Any, *, base_url: str, limits: Limits | None = None) 
         AgentOutboundMiddleware,
         policy_for=app.state.outbound_env.policy,
         refuse=lambda error, scope: problems.problem_response(error, base_url, instance=scope.get("path")),
+        names_below=deployment.notes.names_below,
     )
     app.add_middleware(
         BodyLimitMiddleware,

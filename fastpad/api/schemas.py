@@ -132,9 +132,11 @@ class NoteOut(BaseModel):
     model_config = ConfigDict(extra="allow")
 
     id: str
-    title: str
+    title: str = Field(description="to an agent, a stand-in when the title is below its trust floor")
     types: list[str]
-    properties: dict[str, Any]
+    properties: dict[str, Any] = Field(description="to an agent, only those its trust floor admits")
+    properties_below_floor: int | None = Field(
+        default=None, description="to an agent: how many properties its trust floor left out")
     frontier: str = Field(description="the note's version (fp1:…); send it back as expectedFrontier")
     blocks: list[BlockOut]
     archived: bool

@@ -3,13 +3,13 @@
 Imported text is ``inbound_untrusted`` and unreviewed, so no agent floor above the lowest
 sees it, and its wikilinks are inferred edges no agent walks. Verifying it (spec: a
 person-only act, like reviewing and publishing) marks each of its unreviewed blocks
-``human_accepted`` — the origin stays ``inbound_untrusted``, so it reaches agents at the
-``reviewed`` floor, still below what a person wrote — and the link step re-derives the edges
-those blocks write, which are then asserted. It goes through the one write path, a
+``human_accepted`` — the origin stays ``inbound_untrusted``, and an agent's default floor
+admits it: the person said "this is mine" — and its notes' titles likewise, and the link step
+re-derives the edges those blocks write, which are then asserted. It goes through the one write path, a
 ``verify`` write per note, so the change feed records who verified what and when.
 
 Undoing it (:meth:`ImportVerification.unverify`) returns the import's confirmed blocks to
-``unreviewed``, and their edges to inferred, unless a person confirmed an edge by itself.
+``unreviewed`` (titles too), and their edges to inferred, unless a person confirmed an edge by itself.
 """
 
 from __future__ import annotations
@@ -84,8 +84,12 @@ class ImportVerification:
                     notes += 1
                     restamped = {b.block_id: Provenance(Origin.INBOUND_UNTRUSTED, to_state) for b in tx.blocks(note_id)
                                  if b.origin == _INBOUND and b.review_state == from_state.value}
-                    if restamped:
-                        self.notes.apply_edit(tx, principal, note_id, lambda doc, stamps=restamped: stamps, kind=kind)
+                    names = tx.name_provenance([note_id])[note_id].moved((_INBOUND, from_state.value),
+                                                                        (_INBOUND, to_state.value))
+                    if restamped or names:
+                        self.notes.apply_edit(tx, principal, note_id, lambda doc, stamps=restamped: stamps, kind=kind,
+                                              names=names)
                         blocks += len(restamped)
                     asserted += sum(1 for e in tx.links.text_edges(note_id) if e.status == "asserted")
         return Verification(import_id, folder, notes, blocks, asserted)
+

@@ -7,7 +7,8 @@ history; ``successor_chain`` follows "superseded by" to the newest note.
 
 Every read respects the credential's note set: an edge whose far end the
 credential cannot see is not returned at all, and a chain stops before such a
-note. Agents are never handed an inferred edge (``trust.edge_walkable``), and
+note. Agents are never handed an inferred edge (``trust.edge_walkable``), a walk
+for search, context or ask follows none for anyone (``neighbors(walking=True)``), and
 evidence text below the read's trust floor is withheld (``trust.admits``).
 Notes in the trash are not reached; archived notes are (archive keeps a note
 linkable).
@@ -36,7 +37,15 @@ from fastpad.knowledge.edges import (
     check_edge_type,
     decayed_confidence,
 )
-from fastpad.knowledge.trust import ASSERTED, INFERRED, TrustFloor, admits, edge_walkable, floor_for
+from fastpad.knowledge.trust import (
+    ASSERTED,
+    INFERRED,
+    WALKED_BY_SEARCH,
+    TrustFloor,
+    admits,
+    edge_walkable,
+    floor_for,
+)
 from fastpad.knowledge.wikilinks import MAX_TITLE, evidence_window, title_key
 from fastpad.notes import is_ulid, new_id
 from fastpad.security.principals import WIDER_NOTE_SET, Principal
@@ -164,9 +173,12 @@ class GraphService:
         floor: str | TrustFloor | None = None,
         after: str | None = None,
         limit: int = DEFAULT_LIMIT,
+        walking: bool = False,
     ) -> list[Edge]:
         """One hop from ``note_id``: the edges the caller may walk, in id order
-        (pass the last id as ``after`` for the next page)."""
+        (pass the last id as ``after`` for the next page). ``walking``: the hop
+        reaches content for a search, context or ask, so only asserted edges
+        count, whoever asks (``trust.WALKED_BY_SEARCH``)."""
         principal.require(GRAPH_READ)
         types = _check_types(edge_types)
         if direction not in DIRECTIONS:
@@ -179,7 +191,8 @@ class GraphService:
         at = floor_for(principal, floor)
         with self.store.read(principal.workspace_id) as tx:
             note = _visible_note(tx, principal, note_id)
-            rows = tx.links.edges(note_id, direction=direction, types=types, statuses=_walkable(principal),
+            statuses = WALKED_BY_SEARCH if walking else _walkable(principal)
+            rows = tx.links.edges(note_id, direction=direction, types=types, statuses=statuses,
                                   visible=principal.note_ids, after_id=after, limit=limit)
         now = self.clock()
         return [self._edge(row, note, principal, at, now) for row in rows]

@@ -25,7 +25,7 @@ SCOPE = "scope"
 class Hidden:
     reason: str  # TRUST_FLOOR | ARCHIVED | SCOPE
     count: int | None  # None: deliberately not counted (see limited_to_note_set)
-    unit: str  # "notes" | "blocks"
+    unit: str  # "notes" | "blocks" | "titles" (stood in for: outbound/titles.py)
     because: str
     show_with: dict[str, Any] | None  # the parameter (and value) that shows them; None: no parameter can
     at_least: bool = False  # the count stopped at a limit: there may be more
@@ -40,8 +40,9 @@ class Hidden:
 
 def below_floor(count: int, unit: str, floor: TrustFloor, *, at_least: bool = False) -> Hidden:
     return Hidden(TRUST_FLOOR, count, unit,
-                  f"below the trust floor {floor.value!r}: text an agent wrote that no person reviewed, or an "
-                  "unconfirmed import or capture", {"floor": TrustFloor.ALL.value}, at_least)
+                  f"below the trust floor {floor.value!r}, which admits what a person wrote, accepted or verified "
+                  "as theirs: text an agent wrote that no person reviewed, or an import or capture no person "
+                  "verified", {"floor": TrustFloor.ALL.value}, at_least)
 
 
 def archived(count: int, *, at_least: bool = False) -> Hidden:

@@ -18,27 +18,37 @@ from __future__ import annotations
 
 import base64
 import binascii
-from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass, replace
-from functools import cached_property
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import replace
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
 from fastpad.errors import Conflict, FastpadError, FieldError, NotFound, PolicyDenied, StaleFrontier, ValidationFailed
-from fastpad.knowledge.trust import filter_blocks, floor_for
+from fastpad.knowledge.block_identity import (
+    changed_block_ids,
+    check_block_identity,
+    mint_block_ids,
+    reassign_block_ids_held_elsewhere,
+    refuse_block_ids_held_elsewhere,
+)
 from fastpad.knowledge.link_projection import project_links
+from fastpad.knowledge.note_views import NoteDraft, NoteEdit, NotePage, NoteSummary, NoteView, OpsResult, as_blocks
+from fastpad.knowledge.persons_save import PersonsSave, block_provenance, carried_from_workspace
 from fastpad.knowledge.property_index import index_note_properties
 from fastpad.knowledge.property_rules import changed_value_errors, validation_failed
+from fastpad.knowledge.trust import TrustFloor, admits, filter_blocks, floor_for
 from fastpad.notes import Block, NoteDocument, NoteMeta, UpdateLimits, is_ulid, new_id, parse_markdown, serialize_markdown
 from fastpad.notes.blocks import MAX_TITLE_CHARS, heading_title
 from fastpad.notes.frontier import decode_frontier
-from fastpad.notes.provenance import SURVIVING_STRETCH, Origin, Provenance, ReviewState, restamp, rewritten
+from fastpad.notes.provenance import Origin, Provenance, restamp
 from fastpad.notes.schema import storable_text
+from fastpad.outbound.titles import TITLE_BELOW_FLOOR, BelowFloor
 from fastpad.search.indexing import index_note_chunks, lexical_text
 from fastpad.security.audit import WORKSPACE_EXPORT, record
 from fastpad.security.principals import Principal
 from fastpad.security.scopes import EXPORT, NOTES_DELETE, NOTES_READ, NOTES_WRITE
 from fastpad.store import BlockEdits, BlockRow, NoteRow, NoteWrite, Store, WorkspaceTx, utcnow
+from fastpad.store.records import NameProvenance
 
 if TYPE_CHECKING:  # the review package builds on this one
     from fastpad.review.turns import Turn
@@ -63,109 +73,6 @@ def _folder(value: Any) -> str:
                                                         f"a non-empty path of at most {MAX_FOLDER} characters,"
                                                         " without U+0000")])
     return folder
-
-
-def _iso(value: datetime | None) -> str | None:
-    return None if value is None else value.isoformat()
-
-
-@dataclass(frozen=True)
-class NoteSummary:
-    id: str
-    title: str
-    types: tuple[str, ...]
-    frontier: str
-    archived: bool
-    trashed: bool
-    archived_at: datetime | None
-    trashed_at: datetime | None
-    created_at: datetime
-    updated_at: datetime
-    aliases: tuple[str, ...] = ()  # former titles: [[links]] to them still resolve here
-
-    @classmethod
-    def from_row(cls, row: NoteRow, aliases: Iterable[str] = ()) -> "NoteSummary":
-        return cls(row.id, row.title, tuple(row.types), row.frontier, row.archived_at is not None,
-                   row.trashed_at is not None, row.archived_at, row.trashed_at, row.created_at, row.updated_at,
-                   tuple(aliases))
-
-    def as_dict(self) -> dict[str, Any]:
-        return {
-            "id": self.id, "title": self.title, "types": list(self.types), "frontier": self.frontier,
-            "archived": self.archived, "trashed": self.trashed, "archived_at": _iso(self.archived_at),
-            "trashed_at": _iso(self.trashed_at), "created_at": _iso(self.created_at),
-            "updated_at": _iso(self.updated_at), "aliases": list(self.aliases),
-        }
-
-
-@dataclass(frozen=True)
-class NotePage:
-    items: list[NoteSummary]
-    next_cursor: str | None
-
-    def as_dict(self) -> dict[str, Any]:
-        return {"items": [i.as_dict() for i in self.items], "next_cursor": self.next_cursor}
-
-
-@dataclass(frozen=True)
-class NoteView:
-    id: str
-    title: str
-    types: tuple[str, ...]
-    properties: dict[str, Any]
-    frontier: str
-    blocks: list[dict[str, Any]]  # id, type, text, attrs, origin, review_state
-    archived: bool
-    trashed: bool
-    created_at: datetime
-    updated_at: datetime
-    archived_at: datetime | None = None
-    trashed_at: datetime | None = None
-    # Set by a create only: the given block ids another note already held (old id → the id
-    # minted for it here). None on every other view, whose as_dict leaves it out.
-    reassigned_block_ids: dict[str, str] | None = None
-
-    def as_dict(self) -> dict[str, Any]:
-        out = {
-            "id": self.id, "title": self.title, "types": list(self.types), "properties": self.properties,
-            "frontier": self.frontier, "blocks": [dict(b) for b in self.blocks], "archived": self.archived,
-            "trashed": self.trashed, "archived_at": _iso(self.archived_at), "trashed_at": _iso(self.trashed_at),
-            "created_at": _iso(self.created_at), "updated_at": _iso(self.updated_at),
-        }
-        if self.reassigned_block_ids is not None:
-            out["reassigned_block_ids"] = dict(self.reassigned_block_ids)
-        return out
-
-    def block_list(self) -> list[Block]:
-        return _as_blocks(self.blocks)
-
-
-@dataclass(frozen=True)
-class OpsResult:
-    frontier: str
-    note_id: str
-
-    def as_dict(self) -> dict[str, str]:
-        return {"frontier": self.frontier, "note_id": self.note_id}
-
-
-@dataclass(frozen=True)
-class NoteDraft:
-    """A new note as :meth:`NoteService.draft` checked it, before anything is written."""
-
-    meta: NoteMeta
-    blocks: list[Block]
-    reassigned_block_ids: dict[str, str]
-
-
-@dataclass(frozen=True)
-class NoteEdit:
-    """What ``NoteService.apply_edit`` did: the note's version around it, and its blocks
-    (with their provenance) before it."""
-
-    frontier_before: str
-    frontier_after: str
-    before: list[BlockRow]
 
 
 class NoteService:
@@ -216,7 +123,9 @@ class NoteService:
 
     def markdown(self, principal: Principal, note_id: str) -> str:
         """The note as canonical Markdown (a ``{#ULID}`` anchor after every block)."""
-        return _markdown_for(principal, self.get(principal, note_id))
+        view = self.get(principal, note_id)
+        below = BelowFloor() if principal.is_person else self.names_below(principal, [view.id], floor_for(principal))
+        return _markdown_for(principal, view, below)
 
     def export(self, principal: Principal) -> list[dict[str, Any]]:
         """Every note the credential sees, archived ones too, trashed ones not — id, title, frontier,
@@ -231,16 +140,27 @@ class NoteService:
             while True:
                 rows = tx.list_notes(after_id=after, limit=MAX_PAGE, include_archived=True, include_trashed=False,
                                      note_ids=principal.note_ids)
+                below = BelowFloor() if principal.is_person else _names_below(tx, [r.id for r in rows],
+                                                                              floor_for(principal))
                 for row in rows:
                     view = self.view_in(tx, principal, row.id)
                     exported.append({"id": view.id, "title": view.title, "frontier": view.frontier,
-                                     "archived": view.archived, "markdown": _markdown_for(principal, view)})
+                                     "archived": view.archived,
+                                     "markdown": _markdown_for(principal, view, below)})
                 if len(rows) < MAX_PAGE:
                     break
                 after = rows[-1].id
         with self.store.write(principal.workspace_id) as tx:  # a read: its entry in a short write of its own
             record(tx, principal, WORKSPACE_EXPORT, details={"notes": len(exported)})
         return exported
+
+    def names_below(self, principal: Principal, note_ids: Iterable[str], floor: TrustFloor) -> BelowFloor:
+        """Of ``note_ids``, the titles and properties ``floor`` does not admit (an agent's
+        unreviewed ones, a capture's or an unverified import's): what ``outbound.titles`` holds."""
+        if floor == TrustFloor.ALL or not note_ids:
+            return BelowFloor()
+        with self.store.read(principal.workspace_id) as tx:
+            return _names_below(tx, note_ids, floor)
 
     def export_updates(self, principal: Principal, note_id: str, *, since: str | None = None) -> tuple[bytes, str]:
         """The note's CRDT state for an editor acting for a person: every update
@@ -336,7 +256,7 @@ class NoteService:
         _check_title(meta.title)  # refused when proposed, not only when a proposed note lands
         if checked and (errors := changed_value_errors(tx, principal, None, meta)):
             raise validation_failed(errors)
-        given, reassigned = _reassign_block_ids_held_elsewhere(tx, note_id, _mint_block_ids(given))
+        given, reassigned = reassign_block_ids_held_elsewhere(tx, note_id, mint_block_ids(given))
         return NoteDraft(meta, given, reassigned)
 
     def create_in(
@@ -379,23 +299,34 @@ class NoteService:
                         Origin.INBOUND_UNTRUSTED if inbound else principal.origin)
         return replace(self.view_in(tx, principal, note_id), reassigned_block_ids=draft.reassigned_block_ids)
 
-    def create_proposed(self, tx: WorkspaceTx, principal: Principal, note_id: str, meta: NoteMeta) -> None:
+    def create_proposed(self, tx: WorkspaceTx, principal: Principal, note_id: str, meta: NoteMeta,
+                        stamp: Provenance) -> None:
         """The empty note a proposed new note's accepted blocks land in, under the id its turn
         minted, created by whoever accepts it: a person, or the agent itself under auto-apply or
-        its own grant. The turn was the check (its ``notes:propose``), not ``notes:write``."""
-        self._write_new(tx, principal, note_id, meta, [], principal.origin)
+        its own grant. The turn was the check (its ``notes:propose``), not ``notes:write``. Its title
+        and properties are the proposing agent's, reviewed as the accept says (``stamp``)."""
+        self._write_new(tx, principal, note_id, meta, [], principal.origin, names_stamp=stamp)
 
     def _write_new(self, tx: WorkspaceTx, principal: Principal, note_id: str, meta: NoteMeta, blocks: list[Block],
-                   origin: Origin) -> None:
+                   origin: Origin, *, names_stamp: Provenance | None = None) -> None:
         doc = NoteDocument.new(meta=meta, blocks=blocks)
         stamp = Provenance.for_write(origin)
-        projection = [_block_row(b, i, stamp) for i, b in enumerate(doc.blocks())]
+        projection = [_block_row(b, i, self._creation_stamp(tx, b, stamp)) for i, b in enumerate(doc.blocks())]
         self._commit(tx, NoteWrite(
             note_id=note_id, kind="create", at=self.clock(), actor=replace(principal.actor(), origin=origin.value),
             update=doc.export_updates(None),
             snapshot=doc.snapshot(), frontier=doc.frontier(), title=doc.meta.title, types=doc.meta.types,
             properties=doc.meta.properties, blocks=projection,
-        ), previous_blocks=[])
+        ), previous_blocks=[], names_stamp=names_stamp)
+
+    @staticmethod
+    def _creation_stamp(tx: WorkspaceTx, block: Block, stamp: Provenance) -> Provenance:
+        """A new note's block: ``stamp``, unless a person's new note carries another writer's text
+        from elsewhere in the workspace (a duplicated file pushed by ``fp push``, a paste), which
+        keeps that writer's provenance as a person's save does (``persons_save``)."""
+        if stamp.origin is not Origin.HUMAN_TYPED:
+            return stamp  # an agent's or an import's text is already below a person's own
+        return carried_from_workspace(tx, block.text, stamp) or stamp
 
     def create_many(self, principal: Principal, items: list[dict[str, Any]]) -> list[NoteView | FastpadError]:
         """Create several notes, each in its own transaction: one refused item never
@@ -424,7 +355,7 @@ class NoteService:
         expected_frontier: str,
     ) -> OpsResult:
         """Import one Loro update computed against ``expected_frontier``: a person's save, whose
-        blocks take their provenance from :class:`_PersonsSave` (never upward by accident).
+        blocks take their provenance from :class:`PersonsSave` (never upward by accident).
 
         StaleFrontier (409, naming both frontiers) when the note has moved on;
         ValidationFailed (422) when the update is refused (size, atoms, mode,
@@ -467,12 +398,12 @@ class NoteService:
                 return OpsResult(frontier, note_id)
             before = tx.blocks(note_id)
             after = doc.blocks()
-            _check_block_identity(after)
-            _refuse_block_ids_held_elsewhere(tx, note_id, before, after)
-            changed = _changed_block_ids(before, after)
-            current = {b.block_id: _provenance(b) for b in before}
+            check_block_identity(after)
+            refuse_block_ids_held_elsewhere(tx, note_id, before, after)
+            changed = changed_block_ids(before, after)
+            current = {b.block_id: block_provenance(b) for b in before}
             provenance = restamp(current, changed, [b.id for b in after],
-                                 _PersonsSave(tx, principal, note_id, doc, current, before).stamp)
+                                 PersonsSave(tx, principal, note_id, doc, current, before).stamp)
             meta = doc.meta
             if errors := changed_value_errors(tx, principal, NoteMeta(row.title, row.types, row.properties), meta):
                 raise validation_failed(errors)  # a frontmatter edit (fp push) holds values to the typed API's rules
@@ -570,6 +501,7 @@ class NoteService:
         *,
         stamp: Provenance | None = None,
         kind: str = "review",
+        names: NameProvenance | None = None,
     ) -> NoteEdit:
         """A server-side edit made inside the caller's transaction, through the one write path:
         how a review lands (accept, revert, mark reviewed). The caller has authorised it; the
@@ -577,22 +509,24 @@ class NoteService:
 
         ``edit`` changes the loaded note (or not) and may return provenance for particular
         blocks, changed or not; other blocks it changes or adds take ``stamp``; every other
-        block keeps its own. Nothing to change writes nothing."""
+        block keeps its own. ``names`` restamps the title and properties (a verification raising
+        an import's). Nothing to change writes nothing."""
         row = self._writable_row(tx, principal, note_id, with_snapshot=True)
         assert row.snapshot is not None
         doc = NoteDocument.load(row.snapshot)
         before = tx.blocks(note_id)
         stamps = edit(doc) or {}
         frontier, after = doc.frontier(), doc.blocks()
-        _check_block_identity(after)
-        changed = _changed_block_ids(before, after)
+        check_block_identity(after)
+        changed = changed_block_ids(before, after)
         if stamp is None and changed - set(stamps):
             raise ValueError("an edit that changes blocks needs the provenance to stamp them with")
-        current = {b.block_id: _provenance(b) for b in before}
+        current = {b.block_id: block_provenance(b) for b in before}
         provenance = restamp(current, changed, [b.id for b in after], lambda _: stamp)  # type: ignore[arg-type]
         provenance.update({block_id: p for block_id, p in stamps.items() if block_id in provenance})
         result = NoteEdit(row.frontier, frontier, before)
-        if frontier == row.frontier and all(provenance[b.id] == current.get(b.id) for b in after):
+        if frontier == row.frontier and names is None and all(
+                provenance[b.id] == current.get(b.id) for b in after):
             return result
         moved = frontier != row.frontier
         meta = doc.meta
@@ -600,8 +534,10 @@ class NoteService:
             note_id=note_id, kind=kind, at=self.clock(), actor=principal.actor(), expected_frontier=row.frontier,
             update=doc.export_updates(row.frontier) if moved else None, snapshot=doc.snapshot() if moved else None,
             frontier=frontier if moved else None, title=meta.title, types=meta.types, properties=meta.properties,
+            title_provenance=None if names is None else names.title,
+            property_provenance=None if names is None else names.properties,
             blocks=[_block_row(b, i, provenance[b.id]) for i, b in enumerate(after)],
-        ), previous_blocks=before)
+        ), previous_blocks=before, names_stamp=stamp)
         return result
 
     # ------------------------------------------------------------------ internals
@@ -614,8 +550,8 @@ class NoteService:
         having written nothing, when the stored rows do not match that picture (the caller
         then compares every block)."""
         previous = {b.block_id: b for b in tx.blocks_by_id(row.id, (b.id for b in edited.values() if b.id))}
-        current = {block_id: _provenance(b) for block_id, b in previous.items()}
-        persons_save = _PersonsSave(tx, principal, row.id, doc, current)
+        current = {block_id: block_provenance(b) for block_id, b in previous.items()}
+        persons_save = PersonsSave(tx, principal, row.id, doc, current)
         rows, before = [], []
         for position, block in sorted(edited.items()):
             old = previous.get(block.id or "")
@@ -632,15 +568,19 @@ class NoteService:
         return True
 
     @staticmethod
-    def _commit(tx: WorkspaceTx, write: NoteWrite, *, previous_blocks: list[BlockRow] | None = None) -> int:
+    def _commit(tx: WorkspaceTx, write: NoteWrite, *, previous_blocks: list[BlockRow] | None = None,
+                names_stamp: Provenance | None = None) -> int:
         """The single write path (see the module docstring); the link step
         (titles, aliases, edges from block text), the search step (the note's
         chunks) and the property step (its types and typed values) follow in
-        the same transaction."""
+        the same transaction. A title the write changes is stamped with its writer's
+        provenance, as a block is, and so is each property it changes (:func:`_with_names_stamped`;
+        ``names_stamp`` when the writer lands someone else's words, as a turn's accept does)."""
         # Every way a title arrives — a create, a rename, frontmatter, a Loro update that sets the
         # note's meta — ends here, so the published limit holds for all of them.
         _check_title(write.title)
-        seq = tx.write_note(write, previous_blocks=previous_blocks, lexical=lexical_text)
+        seq = tx.write_note(_with_names_stamped(tx, write, names_stamp), previous_blocks=previous_blocks,
+                            lexical=lexical_text)
         project_links(tx, write)
         index_note_chunks(tx, write)
         index_note_properties(tx, write)
@@ -682,77 +622,6 @@ def _check_title(title: str | None) -> None:
         )
 
 
-class _PersonsSave:
-    """The provenance one person's save (``apply_ops``, on either of its write paths) gives
-    each block it changes: the same rule for the browser editor, ``fp push`` and any other
-    client of ``POST /v1/notes/{id}/ops``.
-
-    A block the save adds is the person's (``human_typed``, ``human_accepted``) unless it
-    carries another writer's words: the second half of a split agent paragraph, or a copy of a
-    capture pasted below it, keeps the provenance of the block its text came from (see
-    :meth:`_carried_over`), so a new id never launders text into the person's. A block that
-    was already theirs stays so. Any other block — an agent's, an import's, a capture's —
-    keeps its origin and review state, with the person recorded as its last author, unless
-    the save completes a rewrite of it (``fastpad.notes.provenance.rewritten``): then it is
-    the person's. The earlier text a rewrite is measured against is the block as it stood
-    after the note's last write that was not a person's save: every other provenance comes
-    from such a write, and the person's edits since are what the measure looks at."""
-
-    def __init__(self, tx: WorkspaceTx, principal: Principal, note_id: str, doc: NoteDocument,
-                 current: Mapping[str, Provenance], before: Sequence[BlockRow] = ()) -> None:
-        self._tx, self._note_id, self._doc, self._current = tx, note_id, doc, current
-        self._persons_own = Provenance.for_write(principal.origin)
-        # The note's blocks before the save that are not the person's own: where an added
-        # block's words may come from.
-        self._others = [b for b in before if _provenance(b) != self._persons_own]
-
-    def stamp(self, block_id: str) -> Provenance:
-        current = self._current.get(block_id)
-        if current is None:
-            return self._carried_over(block_id) or self._persons_own
-        if current == self._persons_own or self._rewritten(block_id):
-            return self._persons_own
-        return current
-
-    def _carried_over(self, block_id: str) -> Provenance | None:
-        """The provenance of the block an added block's words came from, if they came from one
-        that is not the person's: the added block holds an unbroken stretch of that block's text
-        — ``SURVIVING_STRETCH`` characters, or all of its own text when it is shorter (the tail
-        of a split can be a word). An empty block is the person's. Erring here only marks a
-        person's short block as the other writer's, never the other way round."""
-        text = self._doc.block(block_id).text
-        needed = min(SURVIVING_STRETCH, len(text))
-        if not needed or not self._others:
-            return None
-        stretches = {text[start:start + needed] for start in range(len(text) - needed + 1)}
-        for other in self._others:
-            if any(other.text[start:start + needed] in stretches for start in range(len(other.text) - needed + 1)):
-                return _provenance(other)
-        return None
-
-    def _rewritten(self, block_id: str) -> bool:
-        if self._since is None:
-            return False  # nothing to measure against: the block stays as it is marked
-        # The cheap answer for nearly every save (a typo fix, a sentence added): an unbroken run
-        # of the very characters the block held then is its earlier words, less at most what was
-        # deleted from between them, so the note need not be rebuilt as it was.
-        if self._doc.keeps_run_from(block_id, self._since, SURVIVING_STRETCH):
-            return False
-        # A block the note did not hold then has no earlier text to measure: it stays as marked.
-        return self._then.has_block(block_id) and rewritten(self._then.block(block_id), self._doc.block(block_id))
-
-    @cached_property
-    def _since(self) -> str | None:
-        since = self._tx.frontier_after_last_write_besides(self._note_id, "ops")
-        return since if since is not None and self._doc.knows(since) else None
-
-    @cached_property
-    def _then(self) -> NoteDocument:
-        """The note at ``_since``: built at most once a save, and only when a block may be rewritten."""
-        assert self._since is not None
-        return self._doc.at(self._since)
-
-
 # ---------------------------------------------------------------------- helpers
 
 
@@ -774,15 +643,22 @@ def decode_cursor(cursor: str) -> str:
     return raw[len(_CURSOR_PREFIX):]
 
 
-def _markdown_for(principal: Principal, view: NoteView) -> str:
+def _markdown_for(principal: Principal, view: NoteView, below: BelowFloor) -> str:
     """A note's canonical Markdown as ``principal`` may read it: a reader who is not a person gets
-    the blocks its trust floor admits, and nothing below it."""
+    the blocks its trust floor admits, and nothing below it — its title and properties included."""
     shown = view.blocks if principal.is_person else filter_blocks(view.blocks, floor_for(principal))
-    return serialize_markdown(NoteMeta(view.title, view.types, view.properties), _as_blocks(shown))
+    title = TITLE_BELOW_FLOOR if view.id in below.titles else view.title
+    meta = NoteMeta(title, view.types, below.shown_properties(view.id, view.properties))
+    return serialize_markdown(meta, as_blocks(shown))
 
 
-def _as_blocks(blocks: list[dict[str, Any]]) -> list[Block]:
-    return [Block(b["id"], b["type"], b["text"], b["attrs"]) for b in blocks]
+def _names_below(tx: WorkspaceTx, note_ids: Iterable[str], floor: TrustFloor) -> BelowFloor:
+    stamped = tx.name_provenance(note_ids)
+    return BelowFloor(
+        titles=frozenset(n for n, names in stamped.items() if not admits(floor, *names.title)),
+        properties={n: below for n, names in stamped.items()
+                    if (below := frozenset(k for k, pair in names.properties.items() if not admits(floor, *pair)))},
+    )
 
 
 def _not_found(note_id: str) -> NotFound:
@@ -807,83 +683,42 @@ def _require_reachable(principal: Principal, note_id: str) -> None:
     principal.require_note(note_id)
 
 
-def _provenance(row: BlockRow) -> Provenance:
-    return Provenance(Origin(row.origin), ReviewState(row.review_state))
-
-
 def _block_row(block: Block, position: int, stamp: Provenance) -> BlockRow:
     assert block.id is not None
     return BlockRow(block.id, position, block.type, block.text, dict(block.attrs), stamp.origin.value,
                     stamp.review.value)
 
 
-def _mint_block_ids(blocks: list[Block]) -> list[Block]:
-    errors, seen, out = [], set(), []
-    for i, block in enumerate(blocks):
-        if not isinstance(block, Block):
-            errors.append(FieldError(f"blocks[{i}]", "type", "a block"))
-            continue
-        if block.id is None:
-            block = block.with_id(new_id())
-        elif not is_ulid(block.id):
-            errors.append(FieldError(f"blocks[{i}].id", "ulid", "a block id is a ULID"))
-        elif block.id in seen:
-            errors.append(FieldError(f"blocks[{i}].id", "duplicate_block_id", f"{block.id} appears twice"))
-        seen.add(block.id)
-        out.append(block)
-    if errors:
-        raise ValidationFailed(detail="some blocks are invalid", field_errors=errors[:50],
-                               extra={"field_errors_truncated": max(0, len(errors) - 50)} if len(errors) > 50 else {})
-    return out
-
-
-def _reassign_block_ids_held_elsewhere(tx: WorkspaceTx, note_id: str,
-                                       blocks: list[Block]) -> tuple[list[Block], dict[str, str]]:
-    """``blocks`` with a fresh ULID for each id another note of the workspace holds, and the
-    map of those old ids to the new ones."""
-    held = tx.block_ids_held_elsewhere((b.id for b in blocks if b.id), note_id)
-    reassigned = {block_id: new_id() for block_id in sorted(held)}
-    return [b.with_id(reassigned[b.id]) if b.id in reassigned else b for b in blocks], reassigned
-
-
-def _check_block_identity(blocks: list[Block]) -> None:
-    """After an import every block must still have its own ULID (the projection and
-    everything that anchors to a block depend on it); otherwise the save is refused."""
-    seen: set[str] = set()
-    for block in blocks:
-        if block.id is None or block.id in seen:
-            raise ValidationFailed(
-                detail="after this update a block would have no ULID, or share one with another block; "
-                "copied blocks need freshly minted ids",
-                field_errors=[FieldError("ops", "block_identity",
-                                         "every block needs its own ULID id" if block.id is None
-                                         else f"block id {block.id} would appear twice")],
-            )
-        seen.add(block.id)
-
-
-def _refuse_block_ids_held_elsewhere(tx: WorkspaceTx, note_id: str, before: list[BlockRow],
-                                     after: list[Block]) -> None:
-    """An update cannot give a new block an id another note holds: block ids are unique
-    across the workspace. The server cannot re-id a block inside the client's CRDT update
-    (the client's document would no longer be the server's), so the save is refused; the
-    editor and ``fp push`` mint fresh ids for a copy, so only a client that kept a copied
-    block's id meets this."""
-    own = {b.block_id for b in before}
-    held = tx.block_ids_held_elsewhere((b.id for b in after if b.id and b.id not in own), note_id)
-    if held:
-        raise ValidationFailed(
-            detail="this update gives blocks ids another note holds; copied blocks need freshly minted ids",
-            field_errors=[FieldError("ops", "block_identity", f"block id {block_id} belongs to another note")
-                          for block_id in sorted(held)[:50]],
-        )
-
-
-def _changed_block_ids(before: list[BlockRow], after: list[Block]) -> set[str]:
-    old = {b.block_id: b for b in before}
-    changed = set()
-    for block in after:
-        prev = old.get(block.id or "")
-        if prev is None or (prev.type, prev.text, prev.attrs) != (block.type, block.text, block.attrs):
-            changed.add(block.id or "")
-    return changed
+def _with_names_stamped(tx: WorkspaceTx, write: NoteWrite, stamp: Provenance | None = None) -> NoteWrite:
+    """``write`` with the provenance of the title and properties it sets, where it does not stamp
+    them itself: a new note's, or ones that differ from what is stored, are its writer's — a
+    person's own, an agent's unreviewed (auto-apply, its own accept), an import's or a capture's
+    untrusted; a turn's accept stamps the agent's with the accept's review state — and are held
+    to a reader's trust floor by that; a property it keeps keeps its own. A person's rename or
+    edit of a property makes it theirs."""
+    setting_title = write.title is not None and write.title_provenance is None
+    setting_properties = write.properties is not None and write.property_provenance is None
+    if not (setting_title or setting_properties):
+        return write
+    row = None if write.kind == "create" else tx.note(write.note_id)
+    if write.kind != "create" and row is None:
+        return write
+    stamp = stamp or Provenance.for_write(Origin(write.actor.origin))
+    pair = (stamp.origin.value, stamp.review.value)
+    persons_own = stamp == Provenance.for_write(Origin.HUMAN_TYPED)
+    changes: dict[str, Any] = {}
+    if setting_title and (row is None or row.title != write.title):
+        changes["title_provenance"] = pair
+    if setting_properties and (row is None or row.properties != write.properties):
+        before = {} if row is None else row.properties
+        kept = {} if row is None else tx.name_provenance([write.note_id])[write.note_id].properties
+        assert write.properties is not None
+        stamped = {}
+        for name, value in write.properties.items():
+            if name in before and before[name] == value:
+                if name in kept:
+                    stamped[name] = kept[name]
+            elif not persons_own:
+                stamped[name] = pair
+        changes["property_provenance"] = stamped
+    return replace(write, **changes) if changes else write

@@ -8,15 +8,17 @@ level; a read at a floor returns only blocks whose (origin, review) pair that
 floor admits. Floors are ordered, highest first, and each admits everything the
 one above it does:
 
-``human`` — the default for agents.
-    ``human_typed`` blocks (unless ``agent_accepted``), and ``agent_written``
+``human`` — the default for agents: what a person wrote or ratified.
+    ``human_typed`` blocks (unless ``agent_accepted``), ``agent_written``
     blocks a person accepted (``human_accepted``: "an agent wrote this and I
-    read the diff").
+    read the diff"), and ``inbound_untrusted`` blocks a person verified as
+    theirs (``human_accepted``: "Verify as mine" on an import). Verifying is
+    the person saying "this is mine", the same act as accepting an agent's
+    diff, so the default admits it; unverified imports and captures stay below.
 ``reviewed``
-    adds ``inbound_untrusted`` + ``human_accepted``: an import or capture a
-    person confirmed. It sits below ``human`` on purpose: confirming an import
-    says the person wants it in the workspace, not that they read every word
-    of it, and outside text is where injected instructions come from.
+    Admits exactly what ``human`` does. It sat between ``human`` and ``all``
+    while verified imports were held out of the default (issue 29 moved them
+    in); the name stays because callers send it.
 ``all`` — the lowest floor; an agent must ask for it explicitly.
     Everything: adds unreviewed agent text, unconfirmed ``inbound_untrusted``
     text, and every ``agent_accepted`` block. ``agent_accepted`` is excluded by
@@ -29,9 +31,12 @@ A person's own reads default to ``all`` (it is their workspace); an agent's to
 
 Edges are the other half: an edge is *asserted* (a person made or confirmed
 it) or *inferred* (the system or an agent made it and no person confirmed it).
-An agent never walks an inferred edge — asserting a link is a cheap write, and
-a walkable claim would let one agent pull arbitrary content into the next
-one's context. ``edge_status_for_block`` says which a link written in a block is.
+An agent is never handed an inferred edge, and nobody's search, context or
+ask walks one (:data:`WALKED_BY_SEARCH`) — asserting a link is a cheap write,
+and a walkable claim would let one agent pull arbitrary content into the next
+one's context, or into what a person's question sends to the model provider.
+A person browsing a note's links still sees its inferred edges, marked so.
+``edge_status_for_block`` says which a link written in a block is.
 """
 
 from __future__ import annotations
@@ -63,7 +68,7 @@ _HIGHEST_ADMITTING: dict[tuple[str, str], TrustFloor] = {
     (Origin.HUMAN_TYPED.value, ReviewState.HUMAN_ACCEPTED.value): TrustFloor.HUMAN,
     (Origin.HUMAN_TYPED.value, ReviewState.UNREVIEWED.value): TrustFloor.HUMAN,
     (Origin.AGENT_WRITTEN.value, ReviewState.HUMAN_ACCEPTED.value): TrustFloor.HUMAN,
-    (Origin.INBOUND_UNTRUSTED.value, ReviewState.HUMAN_ACCEPTED.value): TrustFloor.REVIEWED,
+    (Origin.INBOUND_UNTRUSTED.value, ReviewState.HUMAN_ACCEPTED.value): TrustFloor.HUMAN,
 }
 _RANK = {floor: len(FLOORS) - i for i, floor in enumerate(FLOORS)}  # higher = stricter
 
@@ -107,8 +112,15 @@ def _provenance(block: Any) -> tuple[str | None, str | None]:
     return getattr(block, "origin", None), getattr(block, "review_state", None)
 
 
+# The edges search, context and ask follow to reach a note, whoever asks (spec: Search › What
+# search will not return: "anything reached only by an edge an agent asserted and no person
+# confirmed" is a rule of search, not of agents only).
+WALKED_BY_SEARCH: tuple[str, ...] = (ASSERTED,)
+
+
 def edge_walkable(principal: Principal, status: str) -> bool:
-    """May ``principal`` follow an edge with this status? Agents: only asserted edges."""
+    """May ``principal`` be handed an edge with this status when it reads a note's links?
+    Agents: only asserted edges; a person sees every edge of their workspace."""
     return principal.is_person or status == ASSERTED
 
 

@@ -65,6 +65,7 @@ returned as ``isError`` with the document as ``structuredContent``.
 from __future__ import annotations
 
 import copy
+import dataclasses
 import json
 import re
 from collections.abc import Mapping, Sequence
@@ -79,6 +80,7 @@ from fastpad.knowledge.trust import admits
 from fastpad.mcp.tool import Call, NoteBody, ToolOutput
 from fastpad.notes import Block, NoteMeta, serialize_markdown
 from fastpad.outbound.documents import prepare_document
+from fastpad.outbound.titles import TITLE_BELOW_FLOOR, count_held_titles, hold_names, named_note_ids
 from fastpad.outbound import InvalidCursor, OutboundPolicy, count_tokens, fence_note, fit_blocks, new_boundary, prepare
 from fastpad.outbound.secrets import block_scope, redact
 from fastpad.security.principals import Principal
@@ -135,11 +137,30 @@ def _success(call: Call, output: ToolOutput, policy: OutboundPolicy) -> dict[str
     _check_names_visible(principal, output.data)
     _check_names_visible(principal, list(output.items))
 
-    packer = _Packer(call, output, policy)
+    packer = _Packer(call, _names_held(call, output), policy)
     data = packer.pack()
     for note in packer.reads():
         call.deployment.review.record_read(principal, call.session, note.note_id, note.frontier or "", note.read)
     return data
+
+
+def _names_held(call: Call, output: ToolOutput) -> ToolOutput:
+    """``output`` with every note title and property the call's floor does not admit stood in for
+    or left out (``outbound.titles``): in its members, its items and the notes it carries."""
+    if call.principal.is_person:
+        return output
+    named = named_note_ids(output.data) | named_note_ids(list(output.items)) | {n.note_id for n in output.notes}
+    below = call.deployment.notes.names_below(call.principal, named, call.floor)
+    if not below:
+        return output
+    items = hold_names(list(output.items), below)
+    data = count_held_titles(hold_names(output.data, below), below,
+                             lambda n: below_floor(n, "titles", call.floor).as_dict(), naming=[output.data, items])
+    return dataclasses.replace(
+        output, data=data, items=items,
+        notes=[dataclasses.replace(n, title=TITLE_BELOW_FLOOR if n.note_id in below.titles else n.title,
+                                   properties=below.shown_properties(n.note_id, n.properties))
+               for n in output.notes])
 
 
 class _Packer:

@@ -78,7 +78,7 @@ def outputs(properties: dict[str, Schema], *required: str) -> Schema:
 # -- arguments several tools share -------------------------------------------------------
 
 SESSION: Schema = desc(STR, "from fastpad_capabilities")
-FLOOR: Schema = desc(enum("human", "reviewed", "all"), "default human: text a person wrote or accepted; lower only on purpose")
+FLOOR: Schema = desc(enum("human", "reviewed", "all"), "default human: text a person wrote, accepted or verified as theirs; lower only on purpose")
 CURSOR: Schema = STR  # every cut result's hint says to pass its next_cursor back here
 
 # -- members the outbound path adds to a result it had to cut ---------------------------------

@@ -700,8 +700,12 @@ class ReviewService:
                 for b in tx.blocks(row.note_id)
                 if b.block_id in landed and b.review_state == ReviewState.AGENT_ACCEPTED.value
             }
-            if promote:
-                self.notes.apply_edit(tx, principal, row.note_id, lambda doc: promote, kind="review")
+            # Its title and properties its agent accepted are reviewed with its blocks.
+            stored = tx.name_provenance([row.note_id]).get(row.note_id)
+            names = stored and stored.moved((Origin.AGENT_WRITTEN.value, ReviewState.AGENT_ACCEPTED.value),
+                                            (Origin.AGENT_WRITTEN.value, ReviewState.HUMAN_ACCEPTED.value))
+            if promote or names:
+                self.notes.apply_edit(tx, principal, row.note_id, lambda doc: promote, kind="review", names=names)
             cited = Landed()
             self.effects.cite(tx, principal, row, [c for c in tx.turns.sources_of(turn_id) if c[0] in promote], cited)
             record_turn_event(tx, _event(row, "mark_reviewed", principal, now, block_ids=sorted(promote),
@@ -740,7 +744,7 @@ class ReviewService:
         edit: NoteEdit | None = None
         effects = Landed()
         if row.proposed_note is not None and tx.note(row.note_id) is None:
-            row = self._create_proposed_note(tx, principal, row, effects)
+            row = self._create_proposed_note(tx, principal, row, effects, Provenance(Origin(row.origin), review))
         if blocks:
             diffs = [diff_from_json(d) for d in row.diffs]
             planned: dict[str, AcceptPlan] = {}
@@ -786,13 +790,14 @@ class ReviewService:
                            subject_id=row.id)
         return landed, merged
 
-    def _create_proposed_note(self, tx: WorkspaceTx, principal: Principal, row: TurnRow, effects: Landed) -> TurnRow:
+    def _create_proposed_note(self, tx: WorkspaceTx, principal: Principal, row: TurnRow, effects: Landed,
+                              stamp: Provenance) -> TurnRow:
         """The first landing of a proposed note creates it, empty, under the turn's note id; the
         landing then inserts its blocks as into any note, and reverting the turn takes back the
         creation too (``effects``: the note goes to the trash)."""
         proposed = row.proposed_note or {}
         meta = NoteMeta(proposed.get("title", ""), tuple(proposed.get("types", ())), proposed.get("properties", {}))
-        self.notes.create_proposed(tx, principal, row.note_id, meta)
+        self.notes.create_proposed(tx, principal, row.note_id, meta, stamp)
         created = tx.note(row.note_id)
         assert created is not None
         tx.turns.update(row.id, base_frontier=created.frontier)

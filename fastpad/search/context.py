@@ -6,7 +6,7 @@ What ``fastpad_context`` returns, and what ``bench/retrieval.py`` measures (the 
    ``budget // TOKENS_PER_NOTE`` notes, between ``MIN_NOTES`` and ``MAX_NOTES`` — with each
    hit's anchor blocks.
 2. **Expand**: around each anchor, the blocks before and after it and the heading it sits
-   under; from the best notes, one hop along the graph (asserted edges only, for agents)
+   under; from the best notes, one hop along the graph (asserted edges only, for anyone)
    to the opening blocks of linked notes.
 3. **Dedupe** by block id, keeping a block's best score.
 4. **Rank**: a block scores its note's fused search score, weighted by how it was reached
@@ -250,7 +250,8 @@ class ContextService:
         searched = rerank(sorted((n for n in found.values() if n.scores), key=lambda n: -n.best))
         linked_from: dict[str, list[_Candidate]] = {}
         for hit in hits[:EXPAND_FROM]:
-            for edge in self.graph.neighbors(reader, hit.note_id, floor=at, limit=LINKS_PER_NOTE):
+            for edge in self.graph.neighbors(reader, hit.note_id, floor=at, limit=LINKS_PER_NOTE,
+                                             walking=True):
                 other = edge.target if edge.direction == "out" else edge.source
                 if other is None:
                     continue

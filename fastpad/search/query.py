@@ -185,13 +185,13 @@ def postgres_tsquery(text: str | ParsedQuery, *, require_phrases: bool = True) -
     return f"{required} & ( {' | '.join(phrases + terms)} )"
 
 
-def lexical_match(text: str | ParsedQuery, backend: str) -> str:
+def lexical_match(text: str | ParsedQuery, backend: str, *, require_phrases: bool = True) -> str:
     """The lexical index's query for user text on ``backend`` ("sqlite" or "postgres"):
-    what ``SearchIndex.lexical_blocks`` takes."""
+    what ``SearchIndex.lexical_blocks`` takes. ``require_phrases`` False: any phrase or term."""
     parsed = text if isinstance(text, ParsedQuery) else parse_query(text)
     if backend == "postgres":
-        return postgres_tsquery(parsed)
-    return "" if parsed.is_empty else lexical_query_terms(parsed)
+        return postgres_tsquery(parsed, require_phrases=require_phrases)
+    return "" if parsed.is_empty else lexical_query_terms(parsed, require_phrases=require_phrases)
 
 
 def postgres_websearch_text(text: str | ParsedQuery) -> str:

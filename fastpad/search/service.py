@@ -165,7 +165,7 @@ class SearchService:
                 reasons={DENSE: self.dense_off_reason},
                 workspace_id=principal.workspace_id, caller_id=principal.principal_id,
                 include_archived=flt.include_archived, allow_note=principal.can_see,
-                context={"tx": tx, "filter": flt, "principal": principal, "now": self.clock()},
+                context={"tx": tx, "filter": flt, "now": self.clock()},
             )
             mask = None if principal.is_person or self.redaction_key is None else self._masker()
             parsed = parse_query(text)

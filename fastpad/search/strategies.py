@@ -7,7 +7,6 @@ from ``SearchRequest.context``:
 
 ``tx``         the read transaction (``WorkspaceTx``) of the caller's workspace
 ``filter``     a ``SearchFilter``: note set, archive, trust floor
-``principal``  the caller (graph asks the trust module which edges it may walk)
 ``now``        the clock reading recency is measured from
 """
 
@@ -15,7 +14,7 @@ from __future__ import annotations
 
 from datetime import datetime, timedelta
 
-from fastpad.knowledge.trust import ASSERTED, INFERRED, edge_walkable
+from fastpad.knowledge.trust import WALKED_BY_SEARCH
 from fastpad.knowledge.wikilinks import title_key
 from fastpad.search.fusion import GRAPH, LEXICAL, RECENCY, RankedList, StrategyHit, collapse_by_note
 from fastpad.search.hybrid import SearchRequest
@@ -89,9 +88,9 @@ class GraphStrategy:
 
     The best ``seeds_per_list`` notes of each list before it are seeds; a seed at
     rank r lends 1/r to every note one edge away (either direction), and a note
-    reached from several seeds adds them up. Only edges the trust module lets
-    the caller walk are followed (agents: asserted or person-confirmed ones),
-    so a note reached only through an unconfirmed agent edge is never found.
+    reached from several seeds adds them up. Only asserted edges are followed
+    (``trust.WALKED_BY_SEARCH``: a person made or confirmed them), for a person
+    too, so a note reached only through an unconfirmed agent edge is never found.
     The note reached must pass the caller's filter and, below the lowest
     floor, hold some text the floor admits."""
 
@@ -104,17 +103,15 @@ class GraphStrategy:
     def search(self, request: SearchRequest) -> RankedList:
         tx: WorkspaceTx = request.context["tx"]
         flt: SearchFilter = request.context["filter"]
-        principal = request.context["principal"]
         strength: dict[str, float] = {}
         for ranked in request.seeds:
             for position, hit in enumerate(ranked.hits[: self.seeds_per_list], start=1):
                 strength[hit.note_id] = strength.get(hit.note_id, 0.0) + 1.0 / position
         if not strength:
             return RankedList(self.name, ())
-        statuses = [status for status in (ASSERTED, INFERRED) if edge_walkable(principal, status)]
         score: dict[str, float] = {}
         path: dict[str, tuple[float, tuple[str, ...]]] = {}
-        edges_of = tx.links.edges_of(strength, direction="both", statuses=statuses, visible=flt.note_ids,
+        edges_of = tx.links.edges_of(strength, direction="both", statuses=WALKED_BY_SEARCH, visible=flt.note_ids,
                                      limit=self.edges_per_seed)
         for seed in sorted(strength, key=lambda n: (-strength[n], n)):
             for edge in edges_of[seed]:

@@ -47,6 +47,7 @@ from fastpad.store.records import (
     BlockRow,
     IdempotencyRecord,
     MemberRow,
+    NameProvenance,
     NoteRow,
     NoteWrite,
     OpLogEntry,
@@ -58,6 +59,7 @@ from fastpad.store.records import (
 
 MIGRATIONS_DIR = Path(__file__).parent / "migrations"
 IDEMPOTENCY_TTL = timedelta(hours=24)
+_PERSONS_OWN = ("human_typed", "human_accepted")  # a title no write stamped (the column defaults)
 _MIGRATION_NAME = re.compile(r"^(\d{4})_([a-z0-9_]+)\.sql$")
 
 
@@ -496,6 +498,18 @@ class WorkspaceTx:
                                      (self.workspace_id, note_id)).fetchone()[0])
         return self._note(row, snapshot)
 
+    def name_provenance(self, note_ids: Iterable[str]) -> dict[str, NameProvenance]:
+        """Whose each named note's title and properties are (notes it does not have are left out)."""
+        wanted = sorted(set(note_ids))
+        if not wanted:
+            return {}
+        rows = self._x(f"SELECT id, title_origin, title_review_state, property_provenance FROM notes"
+                       f" WHERE workspace_id = ? AND {self._d.in_ids('id')}",
+                       (self.workspace_id, self._d.ids(wanted))).fetchall()
+        return {r[0]: NameProvenance((r[1], r[2]), {name: tuple(pair.split("|", 1))  # type: ignore[misc]
+                                                    for name, pair in self._d.js_out(r[3]).items()})
+                for r in rows}
+
     def list_notes(
         self,
         *,
@@ -646,11 +660,13 @@ class WorkspaceTx:
             # from a browser): one held by any workspace — this transaction cannot see the others' —
             # inserts nothing here, and is a typed Conflict rather than an integrity error.
             inserted = self._x(
-                "INSERT INTO notes (id, workspace_id, title, lexical_title, types, properties, frontier, op_seq,"
-                " created_by_kind, created_by_id, archived_at, trashed_at, created_at, updated_at)"
-                " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, NULL, NULL, ?, ?) ON CONFLICT (id) DO NOTHING RETURNING id",
+                "INSERT INTO notes (id, workspace_id, title, lexical_title, title_origin, title_review_state,"
+                " property_provenance, types, properties, frontier, op_seq, created_by_kind, created_by_id,"
+                " archived_at, trashed_at, created_at, updated_at)"
+                " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, NULL, NULL, ?, ?) ON CONFLICT (id) DO NOTHING RETURNING id",
                 (
                     w.note_id, self.workspace_id, w.title or "", None if lexical is None else lexical(w.title or ""),
+                    *(w.title_provenance or _PERSONS_OWN), d.js(_pairs_out(w.property_provenance or {})),
                     d.js(list(w.types or ())), d.js(dict(w.properties or {})), w.frontier, seq, w.actor.kind,
                     w.actor.id, at, at,
                 ),
@@ -671,6 +687,12 @@ class WorkspaceTx:
             if w.title is not None:
                 sets.append("title = ?, lexical_title = ?")
                 params += [w.title, None if lexical is None else lexical(w.title)]
+            if w.title_provenance is not None:
+                sets.append("title_origin = ?, title_review_state = ?")
+                params.extend(w.title_provenance)
+            if w.property_provenance is not None:
+                sets.append("property_provenance = ?")
+                params.append(d.js(_pairs_out(w.property_provenance)))
             if w.types is not None:
                 sets.append("types = ?")
                 params.append(d.js(list(w.types)))
@@ -943,3 +965,8 @@ def _check_id(value: str) -> str:
 
 def js_dumps(value: Any) -> str:
     return json.dumps(value, ensure_ascii=False, separators=(",", ":"), sort_keys=True)
+
+
+def _pairs_out(provenance: Mapping[str, tuple[str, str]]) -> dict[str, str]:
+    """A property provenance map as ``notes.property_provenance`` holds it: name -> "origin|review"."""
+    return {name: f"{origin}|{review}" for name, (origin, review) in provenance.items()}

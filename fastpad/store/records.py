@@ -162,6 +162,12 @@ class NoteWrite:
     snapshot: bytes | None = None
     frontier: str | None = None
     title: str | None = None
+    # (origin, review state) of the title, when this write stamps it (NoteService._commit does
+    # whenever the title changes); None leaves the stored one.
+    title_provenance: tuple[str, str] | None = None
+    # Each property that is not a person's own -> (origin, review state), the whole map after
+    # the write (``_commit`` fills it whenever the properties change); None leaves the stored one.
+    property_provenance: dict[str, tuple[str, str]] | None = None
     types: tuple[str, ...] | None = None
     properties: dict[str, Any] | None = None
     blocks: list[BlockRow] | None = None  # the full projection after the write
@@ -193,3 +199,20 @@ class IdempotencyRecord:
     headers: dict[str, str] = field(default_factory=dict)
     body: bytes = b""
     created_at: datetime | None = None
+
+
+@dataclass(frozen=True)
+class NameProvenance:
+    """Whose a note's title and properties are: (origin, review state) of the title, and of each
+    property that is not a person's own (absent: a person's own)."""
+
+    title: tuple[str, str]
+    properties: dict[str, tuple[str, str]]
+
+    def moved(self, was: tuple[str, str], now: tuple[str, str]) -> "NameProvenance | None":
+        """The title and properties stamped ``was`` restamped ``now``, the rest as they are (a
+        verification, a turn marked reviewed); None when none is ``was``."""
+        if self.title != was and was not in self.properties.values():
+            return None
+        return NameProvenance(now if self.title == was else self.title,
+                              {name: now if pair == was else pair for name, pair in self.properties.items()})

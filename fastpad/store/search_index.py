@@ -29,6 +29,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from fastpad.notes.provenance import Origin, ReviewState
+from fastpad.store.records import BlockRow
 
 if TYPE_CHECKING:
     from fastpad.store.base import WorkspaceTx
@@ -394,6 +395,26 @@ class SearchIndex:
             [self.workspace_id, self.workspace_id, *params], limit,
         )
         return [BlockHit(r[0], r[1], float(r[2])) for r in rows]
+
+    def blocks_holding(self, match: str, *, besides: tuple[str, str], limit: int) -> list[tuple[str, BlockRow]]:
+        """Up to ``limit`` blocks of the workspace matching ``match`` (phrases, as
+        :meth:`lexical_blocks` takes them) whose (origin, review state) is not ``besides``, as
+        (note id, block), in no particular order: where a person's new block may have been
+        copied from (``knowledge/persons_save.py``). Unranked and unfiltered by the floor's
+        scope tokens, so a phrase few blocks hold costs only those blocks."""
+        if not match:
+            return []
+        columns = "b.note_id, b.block_id, b.position, b.type, b.text, b.attrs, b.origin, b.review_state"
+        if self._d.name == "postgres":
+            found = "FROM blocks b WHERE b.tsv @@ to_tsquery('english', ?)"
+        else:
+            found = "FROM blocks_fts f CROSS JOIN blocks b ON b.rid = f.rowid WHERE blocks_fts MATCH ?"
+            match = f"text : ({match})"
+        rows = self._x(
+            f"SELECT {columns} {found} AND b.workspace_id = ? AND NOT (b.origin = ? AND b.review_state = ?) LIMIT ?",
+            [match, self.workspace_id, *besides, int(limit)],
+        ).fetchall()
+        return [(r[0], BlockRow(r[1], r[2], r[3], r[4], self._d.js_out(r[5]), r[6], r[7])) for r in rows]
 
     def _filter_ranked(self, ranked_at: Callable[[int], list[tuple[int, float]]], joined: str,
                        params: list[Any], limit: int) -> list[Any]:

@@ -1,6 +1,7 @@
 """Verifying an import over real HTTP on both backends: imported text stays out of an agent's
-default and reviewed floors and its links unwalkable until a signed-in person verifies the
-import (a folder of it, then all of it); no token can; undoing it puts everything back."""
+default floor and its links unwalkable until a signed-in person verifies the import (a folder of
+it, then all of it), and then an agent's default search finds it; no token can verify; undoing
+it puts everything back."""
 
 from __future__ import annotations
 
@@ -8,6 +9,7 @@ import secrets
 
 import httpx
 
+from fastpad.outbound.titles import TITLE_BELOW_FLOOR
 from tests.api.conftest import OWNER_EMAIL, Server
 from tests.api.helpers import assert_problem
 from tests.api.test_imports import ZIP, finished, zipped
@@ -51,7 +53,8 @@ def test_a_person_verifies_an_import_folder_by_folder_and_can_take_it_back(
         assert (folder.json()["notes"], folder.json()["blocks"]) == (1, 1)
         assert seen_by_agent(agent, session, beta, "reviewed") == [f"Beta text, see [[Alpha {word}]]."]
         assert seen_by_agent(agent, session, alpha, "reviewed") == []
-        assert seen_by_agent(agent, session, beta, "human") == []  # outside text stays below what a person wrote
+        # Verified is the person saying "this is mine": the default floor admits it.
+        assert seen_by_agent(agent, session, beta, "human") == [f"Beta text, see [[Alpha {word}]]."]
 
         since = signed_in.get("/v1/changes", params={"start": "latest"}).json()["next_cursor"]
         whole = signed_in.post(f"/v1/imports/{import_id}/verify").json()
@@ -66,3 +69,35 @@ def test_a_person_verifies_an_import_folder_by_folder_and_can_take_it_back(
         undone = signed_in.post(f"/v1/imports/{import_id}/unverify").json()
         assert (undone["notes"], undone["blocks"], undone["asserted_links"]) == (2, 2, 0)
         assert seen_by_agent(agent, session, alpha, "reviewed") == [] and link_status(signed_in, alpha) == {"inferred"}
+
+
+def test_a_verified_import_is_found_by_an_agents_default_search(server: Server, signed_in: httpx.Client) -> None:
+    word = secrets.token_hex(4)
+    vault = {f"Harbour {word}.md": f"---\nharbour_master: Ann {word}\n---\n\nThe harbour tide table {word} for spring.\n"}
+    created = signed_in.post("/v1/imports", params={"name": f"{word}.zip"}, content=zipped(vault), headers=ZIP)
+    assert created.status_code == 202, created.text
+    import_id = finished(signed_in, created.json()["id"])["id"]
+    note_id = signed_in.get(f"/v1/imports/{import_id}/ledger").json()["items"][0]["note_id"]
+
+    with server.client(server.mint("notes:read,search:read", "--label", "tests: default floor")["token"]) as agent:
+        def default_search() -> dict:
+            answer = agent.get("/v1/search", params={"q": word, "strategies": "lexical"})
+            assert answer.status_code == 200, answer.text
+            return answer.json()
+
+        before = default_search()
+        assert before["floor"] == "human" and before["hits"] == []
+        unverified = agent.get(f"/v1/notes/{note_id}").json()
+        assert unverified["title"] == TITLE_BELOW_FLOOR, "outside text, its title too"
+        assert unverified["properties_below_floor"] == 1 and "harbour_master" not in unverified["properties"]
+        below = {h["reason"]: h for h in before["hidden"]}["trust_floor"]
+        assert below["count"] == 1 and "no person verified" in below["because"]
+
+        assert signed_in.post(f"/v1/imports/{import_id}/verify").status_code == 200
+        after = default_search()
+        assert [h["note_id"] for h in after["hits"]] == [note_id]
+        assert after["hits"][0]["title"] == f"Harbour {word}", "verifying raised the title with the text"
+        assert agent.get(f"/v1/notes/{note_id}").json()["properties"]["harbour_master"] == f"Ann {word}"
+        assert "trust_floor" not in {h["reason"] for h in after["hidden"]}
+        # Dense and graph run under the same floor: the fused default search finds it too.
+        assert note_id in [h["note_id"] for h in agent.get("/v1/search", params={"q": word}).json()["hits"]]

@@ -438,3 +438,23 @@ def test_the_waiting_list_holds_every_turn_with_something_undecided(env: Env) ->
     assert [t.id for t in env.review.list(env.owner, status="waiting", limit=1).items] == [partly.id]
     with pytest.raises(ValidationFailed):
         env.review.list(env.owner, status="undecided")
+
+
+def test_a_new_notes_title_and_properties_are_reviewed_with_its_blocks(env: Env) -> None:
+    """An agent accepting its own new note stamps its title and properties ``agent_accepted`` —
+    below every floor above the lowest, like its blocks — and a person marking the turn reviewed
+    raises them with the blocks."""
+    agent = env.agent("notes:read,notes:propose,turns:accept")
+    turn = env.review.propose_note(agent.principal, agent.session, {
+        "title": "Agent's plan", "markdown": "The plan.\n", "properties": {"status": "draft"}}, "new-note")
+    accepted = env.review.accept(agent.principal, turn.id).turn
+
+    def names():
+        with env.svc.store.read(env.ws.id) as tx:
+            return tx.name_provenance([accepted.note_id])[accepted.note_id]
+
+    by_agent = ("agent_written", "agent_accepted")
+    assert (names().title, names().properties) == (by_agent, {"status": by_agent})
+    env.review.mark_reviewed(env.owner, turn.id)
+    by_person = ("agent_written", "human_accepted")
+    assert (names().title, names().properties) == (by_person, {"status": by_person})

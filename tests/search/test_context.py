@@ -79,3 +79,20 @@ def test_the_rerank_lifts_a_note_that_says_what_the_best_notes_say(svc, ws, cont
     assert all(fused.index(stray.id) < fused.index(echo.id) for stray in strays)  # search alone
     order = [n.view.id for n in context.bundle(ws.owner, "heron", budget=4_000).notes]
     assert set(order) == set(fused) and order.index(echo.id) < fused.index(echo.id)
+
+
+def test_a_persons_bundle_reaches_no_note_only_through_an_unconfirmed_agent_edge(store, svc, ws, context):
+    seed = paragraph_note(svc, ws.owner, "Orchid schedule", "Orchid cultivation schedule for spring.")
+    target = paragraph_note(svc, ws.owner, "Greenhouse", "Humidity is kept at sixty percent.")
+    bot = svc.tokens.authenticate(svc.tokens.create(ws.id, scopes="notes:read,notes:write,graph:read")[0])
+    graph = GraphService(store)
+    edge = graph.create_link(bot, source_note_id=seed.id, type="related", target_note_id=target.id)
+    assert edge.status == "inferred"
+
+    def bundled() -> set[str]:
+        bundle = context.bundle(ws.owner, "orchid cultivation", budget=2000)
+        return {n.view.id for n in (*bundle.notes, *bundle.rest)}
+
+    assert bundled() == {seed.id}, "the agent's claim alone reaches nothing, for a person too"
+    graph.promote(ws.owner, edge.id)  # a person confirms it
+    assert bundled() == {seed.id, target.id}

@@ -9,6 +9,7 @@ from dataclasses import dataclass, replace
 import pytest
 
 from fastpad.errors import InsufficientScope, StaleFrontier, ValidationFailed
+from fastpad.knowledge.block_review import BlockReview
 from fastpad.knowledge.graph import GraphService
 from fastpad.notes import Block
 from fastpad.notes.provenance import Origin
@@ -209,7 +210,21 @@ def test_agent_text_nobody_reviewed_and_untrusted_imports_are_below_an_agents_fl
         engine.service.search(reader, "tidal", floor="nobody")
 
 
-def test_a_note_reached_only_by_an_agents_unconfirmed_edge_is_not_returned(store, svc, ws, engine):
+def test_text_a_person_verified_as_theirs_is_found_at_an_agents_default_floor_by_every_strategy(svc, ws, engine):
+    """A verified import's blocks (``inbound_untrusted`` + ``human_accepted``): lexical (the FTS5
+    scope tokens), dense (the chunks' provenance mask) and the fused search all admit them, as the
+    outbound path does; an unverified one stays below."""
+    verified = note(svc, replace(ws.owner, origin=Origin.INBOUND_UNTRUSTED), "Clip", "Kelp forest survey notes.")
+    unverified = note(svc, replace(ws.owner, origin=Origin.INBOUND_UNTRUSTED), "Other", "Kelp forest rumours.")
+    BlockReview(svc.store, svc.notes).mark_reviewed(ws.owner, verified.id, verified.blocks[0]["id"])
+    engine.index(ws.id)
+    reader = agent(svc, ws, scopes="search:read")
+    for strategies in ([LEXICAL], [DENSE], None):
+        assert ids(engine.service.search(reader, "kelp forest", strategies=strategies)) == [verified.id], strategies
+    assert unverified.id in ids(engine.service.search(reader, "kelp forest", floor="all"))
+
+
+def test_a_note_reached_only_by_an_agents_unconfirmed_edge_is_not_returned_to_anyone(store, svc, ws, engine):
     seed = note(svc, ws.owner, "Seed", "Orchid cultivation schedule.")
     target = note(svc, ws.owner, "Target", "Greenhouse humidity settings.")
     graph = GraphService(store, clock=svc.clock)
@@ -217,10 +232,13 @@ def test_a_note_reached_only_by_an_agents_unconfirmed_edge_is_not_returned(store
     assert edge.status == "inferred"
     reader = agent(svc, ws, scopes="search:read")
     assert ids(engine.service.search(reader, "orchid", strategies=[LEXICAL, GRAPH])) == [seed.id]
+    # A person's search walks no unconfirmed agent edge either: it is a rule of search, not of agents.
+    assert ids(engine.service.search(ws.owner, "orchid", strategies=[LEXICAL, GRAPH])) == [seed.id]
     graph.promote(ws.owner, edge.id)  # a person confirms it
-    confirmed = engine.service.search(reader, "orchid", strategies=[LEXICAL, GRAPH])
-    assert ids(confirmed) == [seed.id, target.id]
-    assert confirmed.hits[1].explanation["graph_path"] == [seed.id, "related:out", target.id]
+    for caller in (reader, ws.owner):
+        confirmed = engine.service.search(caller, "orchid", strategies=[LEXICAL, GRAPH])
+        assert ids(confirmed) == [seed.id, target.id]
+        assert confirmed.hits[1].explanation["graph_path"] == [seed.id, "related:out", target.id]
 
 
 # ---------------------------------------------------------------------- explanations

@@ -99,7 +99,7 @@ ADMITTED_BY = {
     # (origin, review): floors that admit it
     ("human_typed", "human_accepted"): {"human", "reviewed", "all"},
     ("agent_written", "human_accepted"): {"human", "reviewed", "all"},
-    ("inbound_untrusted", "human_accepted"): {"reviewed", "all"},
+    ("inbound_untrusted", "human_accepted"): {"human", "reviewed", "all"},  # a verified import
     ("agent_written", "unreviewed"): {"all"},
     ("inbound_untrusted", "unreviewed"): {"all"},
     ("agent_written", "agent_accepted"): {"all"},
@@ -119,10 +119,11 @@ def test_the_default_agent_floor_drops_unreviewed_agent_text_and_agent_accepted_
     floor = floor_for(AGENT)
     assert floor is TrustFloor.HUMAN
     kept = {(b.origin, b.review_state) for b in filter_blocks(blocks, floor)}
-    assert kept == {("human_typed", "human_accepted"), ("agent_written", "human_accepted")}
+    assert kept == {("human_typed", "human_accepted"), ("agent_written", "human_accepted"),
+                    ("inbound_untrusted", "human_accepted")}
     # Dicts (a NoteView's blocks) work the same way.
     as_dicts = [{"origin": b.origin, "review_state": b.review_state} for b in blocks]
-    assert len(filter_blocks(as_dicts, floor)) == 2
+    assert len(filter_blocks(as_dicts, floor)) == 3
     assert floor_for(PERSON) is TrustFloor.ALL and floor_for(AGENT, "all") is TrustFloor.ALL
     with pytest.raises(ValidationFailed) as caught:
         floor_for(AGENT, "lowest")

@@ -53,9 +53,9 @@ def test_a_floor_ranks_exactly_the_admitted_part_of_the_whole_ranking(store, fas
             for limit in (3, 25):
                 assert _ranked(store, mine.id, query, _floor_filter(floor), limit) == admitted[:limit], (query, floor)
 
-    # A person marks an imported block reviewed: the floor admits it at once, at the same rank.
+    # A person marks an imported block reviewed: an agent's default floor admits it at once, at the same rank.
     imported = next(hit for hit in _ranked(store, mine.id, "plasma", SearchFilter(), limit=1000)
-                    if not admits(TrustFloor.REVIEWED, *provenance[hit[1]]))
+                    if not admits(TrustFloor.HUMAN, *provenance[hit[1]]))
     BlockReview(store, svc.notes).mark_reviewed(mine.owner, imported[0], imported[1])
-    assert imported in _ranked(store, mine.id, "plasma", _floor_filter(TrustFloor.REVIEWED), limit=1000)
+    assert imported in _ranked(store, mine.id, "plasma", _floor_filter(TrustFloor.HUMAN), limit=1000)
     assert _ranked(store, mine.id, "plasma", SearchFilter(allowed_provenance=frozenset()), limit=10) == []

@@ -18,6 +18,7 @@ from fastpad.knowledge.edges import EDGE_TYPE
 from fastpad.notes.blocks import MAX_TITLE_CHARS
 from fastpad.notes.ids import ULID_PATTERN
 from fastpad.knowledge.graph import DEFAULT_LIMIT, MAX_LIMIT, GraphService
+from fastpad.knowledge.trust import floor_for
 
 router = APIRouter(prefix="/v1", tags=["links"])
 
@@ -131,6 +132,7 @@ def note_links(request: Request, note_id: NoteId, caller: Authenticated, types: 
                floor: Floor = None) -> Response:
     if caller.elsewhere:
         raise nowhere()
+    request.state.floor = floor_for(caller.principal, floor)  # the linked notes' titles leave at it too
     return json_response(_graph(request).links(caller.principal, note_id, edge_types=types, floor=floor).as_dict())
 
 
@@ -150,6 +152,7 @@ def neighbors(
 ) -> Response:
     if caller.elsewhere:
         raise nowhere()
+    request.state.floor = floor_for(caller.principal, floor)  # the neighbours' titles leave at it too
     edges = _graph(request).neighbors(caller.principal, note_id, edge_types=types, direction=direction, floor=floor,
                                       after=after, limit=limit)
     return json_response({"items": [e.as_dict() for e in edges], "next_after": edges[-1].id if len(edges) == limit else None})

@@ -12,6 +12,7 @@ from starlette.responses import Response
 
 from fastpad.api.openapi import problems
 from fastpad.api.routes.common import FLOOR_PARAMETER, FLOOR_SCHEMA, Authenticated, FloorQuery, json_response
+from fastpad.knowledge.trust import TrustFloor
 from fastpad.search.fusion import STRATEGIES
 from fastpad.search.service import MAX_LIMIT, MAX_QUERY_CHARS
 
@@ -73,7 +74,8 @@ class SearchHitOut(BaseModel):
 class HiddenOut(BaseModel):
     reason: str = Field(description="trust_floor, archived or scope")
     count: int | None = Field(description="how many notes matched that this reason alone kept out (never which); "
-                                        "null for scope: notes outside a note set are never counted")
+                                        "null for scope: notes outside a note set are never counted; with unit "
+                                        "titles, how many hits' titles the floor stood in for")
     unit: str
     because: str
     show_with: dict[str, Any] | None = Field(
@@ -97,6 +99,7 @@ class SearchOut(BaseModel):
 def _search(request: Request, caller: Any, q: str, **options: Any) -> Response:
     # A credential naming a workspace it is not in acts there with an empty note set: no hits.
     results = request.app.state.deployment.search.search(caller.principal, q, **options)
+    request.state.floor = TrustFloor(results.floor)  # the hits' titles leave at the floor they were found at
     return json_response(results.as_dict())
 
 

@@ -156,9 +156,13 @@ def replay(api: Any, mirror: Mirror, outcome: PushOutcome) -> None:
 
 
 def push(api: Any, mirror: Mirror, plans: list[FilePlan], outcome: PushOutcome, *, progress: Any) -> None:
-    """Send each planned file: journalled first, then sent; the manifest is saved whatever happens."""
+    """Send each planned file: journalled first, then sent; the manifest is saved whatever happens.
+
+    Files that only gain text go before files that lose some, so a paragraph moved from one
+    note to another is still in its old note when the new one is saved: the server finds it
+    there and the moved text keeps its writer (``knowledge/persons_save.py``)."""
     try:
-        for plan in plans:
+        for plan in sorted(plans, key=_loses_text):  # stable: file order within each group
             if plan.action in ("update", "create"):
                 try:
                     record = _prepare(api, mirror, plan)
@@ -175,6 +179,10 @@ def push(api: Any, mirror: Mirror, plans: list[FilePlan], outcome: PushOutcome, 
             progress.advance()
     finally:
         mirror.save(api.base_url)
+
+
+def _loses_text(plan: FilePlan) -> bool:
+    return any(change.kind in ("delete", "edit", "split") for change in plan.changes)
 
 
 def _prepare(api: Any, mirror: Mirror, plan: FilePlan) -> dict[str, Any] | None:

@@ -1,0 +1,92 @@
+"""A note's title and properties held to the reader's trust floor, wherever a structured result
+carries them.
+
+A title and a property are text like any other: an auto-apply agent's unreviewed title, a
+capture's first line or its frontmatter must not reach the next agent at a floor that would leave
+the same words out of a block (issue 29). Every mapping that names a note (``note_id``, else
+``id``) beside its ``title`` or ``properties`` — a note, a search hit, either end of an edge, an
+export line — is found here, whatever route or tool built it, so a new surface is covered by
+construction. The caller looks up which of those names its floor does not admit
+(:class:`BelowFloor`); such a title becomes :data:`TITLE_BELOW_FLOOR`, and such a property is left
+out, its name too (a name is text its writer chose), with ``properties_below_floor`` counting them.
+An answer that already says what its read left out (a ``hidden`` list, as search has) also says
+how many titles it stood in for (:func:`count_held_titles`).
+
+Pure: the caller says what is below, nothing here reads a note.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+TITLE_BELOW_FLOOR = "Untitled (this note's title is below your trust floor; floor=all shows it)"
+PROPERTIES_BELOW_FLOOR = "properties_below_floor"
+_NOTE_ID_KEYS = ("note_id", "id")
+
+
+@dataclass(frozen=True)
+class BelowFloor:
+    titles: frozenset[str] = frozenset()  # notes whose title the floor does not admit
+    properties: Mapping[str, frozenset[str]] = field(default_factory=dict)  # note -> its properties below
+
+    def __bool__(self) -> bool:
+        return bool(self.titles or self.properties)
+
+    def shown_properties(self, note_id: str, properties: Mapping[str, Any]) -> dict[str, Any]:
+        below = self.properties.get(note_id, frozenset())
+        return {name: value for name, value in properties.items() if name not in below}
+
+
+def named_note_ids(value: Any) -> set[str]:
+    """The ids of every note whose title or properties ``value`` carries."""
+    found: set[str] = set()
+    _collect(value, found)
+    return found
+
+
+def hold_names(value: Any, below: BelowFloor) -> Any:
+    """``value`` with every title and property in ``below`` stood in for or left out."""
+    if not below:
+        return value
+    if isinstance(value, Mapping):
+        held = {k: hold_names(v, below) for k, v in value.items()}
+        note_id = _note_of(value)
+        if note_id is not None:
+            if note_id in below.titles and isinstance(value.get("title"), str):
+                held["title"] = TITLE_BELOW_FLOOR
+            if isinstance(value.get("properties"), Mapping) and note_id in below.properties:
+                held["properties"] = below.shown_properties(note_id, value["properties"])
+                held[PROPERTIES_BELOW_FLOOR] = len(value["properties"]) - len(held["properties"])
+        return held
+    if isinstance(value, (list, tuple)):
+        return [hold_names(item, below) for item in value]
+    return value
+
+
+def _collect(value: Any, found: set[str]) -> None:
+    if isinstance(value, Mapping):
+        note_id = _note_of(value)
+        if note_id is not None:
+            found.add(note_id)
+        for item in value.values():
+            _collect(item, found)
+    elif isinstance(value, (list, tuple)):
+        for item in value:
+            _collect(item, found)
+
+
+def _note_of(value: Mapping[str, Any]) -> str | None:
+    if not isinstance(value.get("title"), str) and not isinstance(value.get("properties"), Mapping):
+        return None
+    return next((value[k] for k in _NOTE_ID_KEYS if isinstance(value.get(k), str)), None)
+
+
+def count_held_titles(value: Any, below: BelowFloor, entry: Callable[[int], Any], *, naming: Any = None) -> Any:
+    """``value`` (already held) with ``entry(n)`` added to its ``hidden`` list, when it has one and
+    ``n`` of the notes it (or ``naming``: what it leaves with) names had their titles stood in for."""
+    if not isinstance(value, Mapping) or not isinstance(value.get("hidden"), list):
+        return value
+    held = len(named_note_ids(value if naming is None else naming) & below.titles)
+    return {**value, "hidden": [*value["hidden"], entry(held)]} if held else value
