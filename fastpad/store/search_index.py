@@ -409,7 +409,7 @@ class SearchIndex:
             found = "FROM blocks b WHERE b.tsv @@ to_tsquery('english', ?)"
         else:
             found = "FROM blocks_fts f CROSS JOIN blocks b ON b.rid = f.rowid WHERE blocks_fts MATCH ?"
-            match = f"text : ({match})"
+            match = f"lexical_text : ({match})"
         rows = self._x(
             f"SELECT {columns} {found} AND b.workspace_id = ? AND NOT (b.origin = ? AND b.review_state = ?) LIMIT ?",
             [match, self.workspace_id, *besides, int(limit)],

@@ -187,7 +187,9 @@ ROUTES: dict[str, Route] = {
     "GET /v1/types": Route(READ, request=get("/v1/types")),
     "GET /v1/types/{name}": Route(READ, THING, get("/v1/types/{name}"), exceptions=SCHEMA),
     "POST /v1/ask": Route(READ, request=send("POST", "/v1/ask", lambda aim: {
-        "question": f"What is {aim.estate.term}?"}), answer=NO_PROVIDER),
+        "question": f"What is {aim.estate.term}?"}), answer=NO_PROVIDER,
+        # A paid call runs under its idempotency key like a write, so acting nowhere it finds nothing to ask.
+        exceptions={NAMED_ELSEWHERE: NOT_FOUND}),
 
     "POST /v1/agent-sessions": Route(WRITE, request=send("POST", "/v1/agent-sessions")),
     "POST /v1/capture": Route(WRITE, request=send("POST", "/v1/capture", lambda aim: {
