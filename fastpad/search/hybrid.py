@@ -90,6 +90,9 @@ class FusedResults:
 
 
 SupersessionLookup = Callable[[Sequence[str]], Mapping[str, str]]
+# Of the notes lexical found (its hits, best first), how those that hold the query hold it
+# (query.IN_ORDER or query.EVERY_WORD; notes that do not are left out).
+WordsHeldLookup = Callable[[ParsedQuery, Sequence[StrategyHit]], Mapping[str, str]]
 
 
 def hybrid_search(
@@ -103,6 +106,7 @@ def hybrid_search(
     superseded_by: Mapping[str, str] | SupersessionLookup | None = None,
     penalties: Mapping[str, Sequence[Penalty]] | None = None,
     reasons: Mapping[str, str] | None = None,
+    holding_query: WordsHeldLookup | None = None,
     **request_fields: Any,
 ) -> FusedResults:
     """Run every available strategy, fuse by rank, explain each hit.
@@ -113,6 +117,10 @@ def hybrid_search(
     ``superseded_by`` is a mapping, or a function of note ids returning one
     (the store's supersession lookup): it is asked about the best-ranked notes
     first, and only as far down as can still change the page.
+    ``holding_query`` tells which of lexical's notes hold what was typed, and how: they rank
+    above every other note, whatever the query's kind (``Fusion``) — the note that holds a rare
+    word, a title or a phrase you typed is not buried under what only meaning, links or recency
+    reached. Without it (or without lexical) the fusion is plain weighted RRF.
     ``request_fields`` become :class:`SearchRequest` fields.
     """
     parsed = parse_query(text)
@@ -150,7 +158,9 @@ def hybrid_search(
         per_strategy[name] = collapse_by_note(ranked.hits)
 
     started = time.perf_counter()
-    fusion = Fusion(lists, chosen, k=k)  # the lists are read once, for the lookup and the hits alike
+    lexical = per_strategy.get(LEXICAL)
+    holding = holding_query(parsed, lexical) if holding_query is not None and lexical else None
+    fusion = Fusion(lists, chosen, k=k, holding=holding)  # the lists are read once, for the lookup and the hits alike
     if callable(superseded_by):
         successors = _successors_that_matter(fusion, penalties, limit, superseded_by)
     else:

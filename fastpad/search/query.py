@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 MAX_TERMS = 32
@@ -216,6 +217,26 @@ def matched_terms(query: str | ParsedQuery, text: str) -> tuple[str, ...]:
         if needle and f" {needle} " in joined:
             found.append(candidate)
     return tuple(found)
+
+
+# How a note's text holds a query (``holds_query``), best first: the words as typed, in their order
+# (a title, a phrase remembered, a single rare word); or every word and phrase, anywhere in it.
+IN_ORDER, EVERY_WORD = "in_order", "every_word"
+HOLDS_RANK = {IN_ORDER: 0, EVERY_WORD: 1}
+
+
+def holds_query(query: str | ParsedQuery, texts: Sequence[str]) -> str | None:
+    """How a note whose texts (its title, its blocks) are ``texts`` holds the query:
+    :data:`IN_ORDER` when one of them holds the query's words one after another as typed
+    (stopwords too, quotes aside), :data:`EVERY_WORD` when together they hold each of its terms
+    and phrases (:func:`matched_terms`), else None. Case- and punctuation-insensitive, as typed
+    (no stemming: ``notes`` is not held by ``note``)."""
+    parsed = query if isinstance(query, ParsedQuery) else parse_query(query)
+    wanted = len(parsed.phrases) + len(parsed.terms)
+    if not wanted or len(matched_terms(parsed, "\n".join(texts))) < wanted:
+        return None
+    typed = " " + " ".join(_words(parsed.text)) + " "
+    return IN_ORDER if any(typed in " " + " ".join(_words(text)) + " " for text in texts) else EVERY_WORD
 
 
 def _words(text: str) -> list[str]:
