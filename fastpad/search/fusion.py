@@ -190,11 +190,19 @@ class Fusion:
         # by name: it ranks first, whatever its neighbours' shares.
         self.named = frozenset(n for n, hits in self.firsts.items() if any(h.names_it for h in hits.values()))
         self.holding = {n: how for n, how in (holding or {}).items() if n in self.contributions}
+        self._orders: dict[tuple, list[tuple[str, float]]] = {}  # by the penalties applied
 
     def order(self, penalties: Mapping[str, Sequence[Penalty]] | None = None) -> list[tuple[str, float]]:
         """(note id, fused score) in :meth:`hits`' order, without building explanations."""
-        return _ordered(self.contributions, {n: list(p) for n, p in (penalties or {}).items() if n in self.contributions},
-                        self.named, self.holding)
+        return self._order({n: list(p) for n, p in (penalties or {}).items() if n in self.contributions and p})
+
+    def _order(self, applied: Mapping[str, list[Penalty]]) -> list[tuple[str, float]]:
+        """Sorted once per set of penalties: a search asks before its supersession lookup and
+        again for its hits, and mostly nothing was superseded in between."""
+        key = tuple(sorted((n, tuple(p.factor for p in found)) for n, found in applied.items()))
+        if key not in self._orders:
+            self._orders[key] = _ordered(self.contributions, applied, self.named, self.holding)
+        return self._orders[key]
 
     def hits(
         self,
@@ -220,7 +228,7 @@ class Fusion:
                 found.append(Penalty(f"superseded by {successor}", superseded_penalty))
             if found:
                 applied[note_id] = found
-        ordered = _ordered(contributions, applied, self.named, self.holding)
+        ordered = self._order(applied)
         if limit is not None:
             ordered = ordered[: max(0, limit)]
         out = []

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import logging
 import time
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field, replace
 from typing import Any, Callable, Mapping, Protocol, Sequence, runtime_checkable
 
@@ -58,6 +59,7 @@ class SearchRequest:
     include_archived: bool = False
     allow_note: Callable[[str], bool] | None = None  # scope / trust-floor predicate, if the caller has one
     seeds: tuple[RankedList, ...] = ()  # the lists found so far, given to graph and recency
+    ahead: Mapping[str, Future] = field(default_factory=dict)  # strategy -> its prepare(), started in parallel
     context: Mapping[str, Any] = field(default_factory=dict)  # whatever a store-backed strategy needs
 
 
@@ -66,6 +68,13 @@ class Strategy(Protocol):
     name: str
 
     def search(self, request: SearchRequest) -> RankedList: ...
+
+
+# A strategy may also have ``prepare(request)``: work that needs neither the transaction nor the
+# other lists (dense: embedding the query). It runs on this pool while the strategies before it
+# run, and its result waits in ``request.ahead``. Two threads: the machine's search work is a
+# handful of milliseconds of native code that releases the GIL (onnxruntime, numpy, SQLite).
+_AHEAD = ThreadPoolExecutor(max_workers=2, thread_name_prefix="search-ahead")
 
 
 @dataclass(frozen=True)
@@ -136,6 +145,8 @@ def hybrid_search(
     for name in RUN_ORDER:
         if name not in strategies:
             unavailable[name] = "not configured"
+    request = replace(request, ahead={name: _AHEAD.submit(strategy.prepare, request)
+                                      for name, strategy in strategies.items() if hasattr(strategy, "prepare")})
     for name in names:
         strategy = strategies[name]
         if strategy is None:
@@ -228,10 +239,15 @@ class DenseStrategy:
         self.source = source
         self.chunks_per_note = max(1, chunks_per_note)
 
+    def prepare(self, request: SearchRequest) -> Any:
+        """The query's vector (or None for blank text): computed while lexical runs."""
+        return self.provider.embed([request.text])[0] if request.text.strip() else None
+
     def search(self, request: SearchRequest) -> RankedList:
-        if not request.text.strip():
+        ahead = request.ahead.get(self.name)
+        query = ahead.result() if ahead is not None else self.prepare(request)
+        if query is None:
             return RankedList(self.name, ())
-        query = self.provider.embed([request.text])[0]
         window = request.depth * self.chunks_per_note
         floor = self.provider.min_similarity
         resolved: dict[str, Sequence[tuple[str, tuple[str, ...]]]] = {}
