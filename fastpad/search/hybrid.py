@@ -170,7 +170,12 @@ def hybrid_search(
 
     started = time.perf_counter()
     lexical = per_strategy.get(LEXICAL)
-    holding = holding_query(parsed, lexical) if holding_query is not None and lexical else None
+    if holding_query is not None and lexical:
+        holding = holding_query(parsed, lexical)
+        timings["holds_query"] = round((time.perf_counter() - started) * 1000, 3)
+        started = time.perf_counter()
+    else:
+        holding = None
     fusion = Fusion(lists, chosen, k=k, holding=holding)  # the lists are read once, for the lookup and the hits alike
     if callable(superseded_by):
         successors = _successors_that_matter(fusion, penalties, limit, superseded_by)

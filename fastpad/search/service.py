@@ -16,6 +16,7 @@ response says so in ``unavailable``; search itself never fails for want of it.
 from __future__ import annotations
 
 import re
+import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import datetime
@@ -168,14 +169,18 @@ class SearchService:
                 context={"tx": tx, "filter": flt, "principal": principal, "now": self.clock()},
             )
             parsed = parse_query(text)
+            started = time.perf_counter()
             hits = _render(reader, fused, parsed)
+            rendered = time.perf_counter()
             # A short page (an empty one above all) is where a kept-out match reads as "nothing found":
             # it says what the filter kept back. A full page skips those reads.
             hidden = _hidden(tx, parsed, flt, principal, at) if len(hits) < limit else ()
+            counted = time.perf_counter()
         return SearchResults(
             query=text, query_kind=fused.query_kind, floor=at.value, weights=fused.weights, hits=tuple(hits),
             unavailable={k: v for k, v in fused.unavailable.items() if k in names},
-            timings_ms=fused.timings_ms,
+            timings_ms={**fused.timings_ms, "render": round((rendered - started) * 1000, 3),
+                        "hidden": round((counted - rendered) * 1000, 3)},
             ranked={name: [h.note_id for h in found] for name, found in fused.strategies.items()},
             hidden=hidden,
         )

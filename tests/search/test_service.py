@@ -342,7 +342,7 @@ def test_without_an_embedding_provider_search_runs_on_the_rest_and_says_so(store
     results = service.search(ws.owner, "packing for Lisbon")
     assert ids(results) == [n.id]
     assert results.unavailable == {DENSE: "no embedding provider configured"}
-    assert set(results.timings_ms) == {LEXICAL, GRAPH, RECENCY, "fusion"}
+    assert set(results.timings_ms) == {LEXICAL, GRAPH, RECENCY, "holds_query", "fusion", "render", "hidden"}
     assert service.search(ws.owner, "Lisbon", strategies=[LEXICAL]).unavailable == {}
 
 
