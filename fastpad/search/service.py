@@ -163,7 +163,7 @@ class SearchService:
                 text, chosen, limit=limit, depth=max(limit, MIN_DEPTH),
                 superseded_by=lambda ids: _successors(tx, principal, ids),
                 reasons={DENSE: self.dense_off_reason},
-                holding_query=lambda parsed, found: reader.holding_query(parsed, found[:limit]),
+                holding_query=reader.holding_query,
                 workspace_id=principal.workspace_id, caller_id=principal.principal_id,
                 include_archived=flt.include_archived, allow_note=principal.can_see,
                 context={"tx": tx, "filter": flt, "principal": principal, "now": self.clock()},
@@ -302,12 +302,13 @@ def _successors(tx: WorkspaceTx, principal: Principal, note_ids: Sequence[str]) 
 class _HitText:
     """What one search reads of its hits' notes — titles, and block text as the caller may see it
     (masked whole for a caller who is not a person) — read once, for deciding which notes hold
-    every word typed and for rendering the page alike."""
+    the query and for rendering the page alike."""
 
     def __init__(self, tx: WorkspaceTx, flt: SearchFilter, mask: Callable[[str], str] | None) -> None:
         self.tx, self.flt, self.mask = tx, flt, mask
         self._notes: dict[str, HitNote | None] = {}
-        self._texts: dict[str, str | None] = {}
+        self._raw: dict[str, str | None] = {}
+        self._masked: dict[str, str] = {}
 
     def notes(self, note_ids: Sequence[str]) -> dict[str, HitNote]:
         missing = [n for n in note_ids if n not in self._notes]
@@ -316,30 +317,45 @@ class _HitText:
             self._notes.update({n: found.get(n) for n in missing})
         return {n: note for n in note_ids if (note := self._notes[n]) is not None}
 
-    def texts(self, anchors_of: Mapping[str, Sequence[str]]) -> dict[str, str]:
-        """block id → text of these notes' blocks that the caller's floor admits."""
-        missing = {b for blocks in anchors_of.values() for b in blocks if b not in self._texts}
+    def texts(self, anchors_of: Mapping[str, Sequence[str]], *, as_read: bool = True) -> dict[str, str]:
+        """block id → text of these notes' blocks that the caller's floor admits: as the caller
+        reads it (masked for one who is not a person), or with ``as_read=False`` as stored."""
+        missing = {b for blocks in anchors_of.values() for b in blocks if b not in self._raw}
         if missing:
             found = self.tx.search_index.block_texts(anchors_of, missing, self.flt)
-            if self.mask is not None:
-                found = {block_id: self.mask(text) for block_id, text in found.items()}
-            self._texts.update({b: found.get(b) for b in missing})
-        return {b: text for blocks in anchors_of.values() for b in blocks if (text := self._texts[b]) is not None}
+            self._raw.update({b: found.get(b) for b in missing})
+        raw = {b: text for blocks in anchors_of.values() for b in blocks if (text := self._raw[b]) is not None}
+        if not as_read or self.mask is None:
+            return raw
+        for block_id in raw.keys() - self._masked.keys():
+            self._masked[block_id] = self.mask(raw[block_id])
+        return {block_id: self._masked[block_id] for block_id in raw}
 
     def holding_query(self, parsed: ParsedQuery, found: Sequence[StrategyHit]) -> dict[str, str]:
         """Of these lexical hits, how each note whose title or matched blocks hold the query holds
-        it (``query.holds_query``), read as a reader sees them (a masked secret holds nothing) and
-        as the hit's words are marked, so what ranks a note up is what its hit shows."""
+        it (``query.holds_query``), read as the caller sees them (a masked secret holds nothing)
+        and as the hit's words are marked, so what ranks a note up is what its hit shows. The
+        stored text decides first; only the notes it admits are masked and read again (masking
+        puts a placeholder where a secret was, so what it removes can only lose a note its place),
+        and the whole list is checked at about the cost of a page."""
         if parsed.is_empty or not found:
             return {}
         notes = self.notes([hit.note_id for hit in found])
-        texts = self.texts({hit.note_id: hit.block_ids for hit in found})
+        found = [hit for hit in found if hit.note_id in notes]
+        held = self._held(parsed, found, lambda title: title, self.texts({h.note_id: h.block_ids for h in found},
+                                                                          as_read=False))
+        if self.mask is None or not held:
+            return held
+        again = [hit for hit in found if hit.note_id in held]
+        return self._held(parsed, again, self.mask, self.texts({h.note_id: h.block_ids for h in again}))
+
+    def _held(self, parsed: ParsedQuery, found: Sequence[StrategyHit], title: Callable[[str], str],
+              texts: Mapping[str, str]) -> dict[str, str]:
         held = {}
         for hit in found:
-            if hit.note_id in notes:
-                how = holds_query(parsed, [notes[hit.note_id].title, *(texts.get(b, "") for b in hit.block_ids)])
-                if how is not None:
-                    held[hit.note_id] = how
+            how = holds_query(parsed, [title(self._notes[hit.note_id].title), *(texts.get(b, "") for b in hit.block_ids)])
+            if how is not None:
+                held[hit.note_id] = how
         return held
 
 

@@ -267,6 +267,21 @@ def test_a_note_holding_what_was_typed_ranks_above_what_only_meaning_links_or_re
     assert all(h.explanation["holds_query"] is None for h in phrase.hits[2:])
 
 
+def test_a_masked_secret_lifts_no_note_for_a_reader_who_sees_it_masked(store, svc, ws):
+    """Whether a note holds the query is read from the text as the caller sees it: a correct guess
+    of a secret's value lifts the note for its owner, who sees the value, and not for an agent."""
+    service = SearchService(store, clock=svc.clock, redaction_key=b"k" * 32)
+    vault = note(svc, ws.owner, "Vault access", "The staging vault: password: Summer2024!gate")
+    reader = agent(svc, ws, scopes="search:read")
+    guess = "staging vault Summer2024!gate"
+    owner_hit = next(h for h in service.search(ws.owner, guess, strategies=[LEXICAL]).hits if h.note_id == vault.id)
+    assert owner_hit.explanation["holds_query"] == "every_word"
+    seen = service.search(reader, guess, strategies=[LEXICAL])
+    assert vault.id in ids(seen), "found by the words it shows"
+    for hit in seen.hits:
+        assert hit.explanation["holds_query"] is None and "Summer2024" not in hit.snippet
+
+
 # ---------------------------------------------------------------------- explanations
 
 
