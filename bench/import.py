@@ -25,6 +25,7 @@ import tempfile
 import time
 from collections import Counter
 from pathlib import Path
+from typing import Sequence
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
@@ -36,11 +37,13 @@ TARGET_NOTES_PER_S = 200
 PNG = b"\x89PNG\r\n\x1a\n" + b"\x00" * 2000
 
 
-def generate_vault(root: Path, notes: int = GENERATED_NOTES) -> Path:
+def generate_vault(root: Path, notes: int = GENERATED_NOTES, documents: Sequence[tuple[str, str]] = ()) -> Path:
     """An Obsidian-like vault: folders, frontmatter with tags and aliases, headings, lists, wikilinks
-    (with aliases and headings, 1% pointing nowhere), embedded images and a settings folder."""
+    (with aliases and headings, 1% pointing nowhere), embedded images and a settings folder.
+    ``documents`` (name, text) give the first notes their names and their text in place of
+    words drawn from a small vocabulary (the names must be distinct and fit a file name)."""
     rng = random.Random(9)
-    names = [f"Note {i:05d}" for i in range(notes)]
+    names = [name for name, _ in documents[:notes]] + [f"Note {i:05d}" for i in range(len(documents), notes)]
     words = ("retrieval", "graph", "ledger", "import", "vault", "canvas", "agent", "review", "search", "block")
     (root / ".obsidian").mkdir(parents=True)
     (root / ".obsidian" / "app.json").write_text("{}")
@@ -56,7 +59,7 @@ def generate_vault(root: Path, notes: int = GENERATED_NOTES) -> Path:
             links.append(rng.choice([f"[[{target}]]", f"[[{target}|see this]]", f"[[{target}#Details]]"]))
         if rng.random() < 0.01:
             links.append(f"[[Missing {i}]]")
-        text = " ".join(rng.choice(words) for _ in range(40))
+        text = documents[i][1] if i < len(documents) else " ".join(rng.choice(words) for _ in range(40))
         front = f"---\ntags: [area{i % 50}, {rng.choice(words)}]\naliases: [Alias {i}]\n---\n" if i % 3 == 0 else ""
         embed = f"\n\n![[figure {i % 10}.png]]" if i % 25 == 0 else ""
         (folder / f"{name}.md").write_text(

@@ -291,8 +291,9 @@ def main() -> None:
     }
     targets = {
         "fusion_ndcg@10_above_best_single_on_each": all(c["fusion_beats_best_single"] for c in collections.values()),
-        "fusion_ndcg@10_at_least_naive_rrf_plus_0.02_on_each": all(c["fusion_over_naive"] >= 0.02
-                                                                   for c in collections.values()),
+        # Issue 18's +0.02 over the naive fusion was withdrawn (issue 29): no stronger encoder ships,
+        # and published fusions of these two arms top out near where these stand.
+        "fusion_ndcg@10_at_least_naive_rrf_on_each": all(c["fusion_over_naive"] >= 0 for c in collections.values()),
         "context_recall_above_top_k_at_4000_tokens_on_each": all(c["context_at_4000_tokens"]["context_beats_top_k"]
                                                                  for c in collections.values()),
     }

@@ -23,6 +23,9 @@ from dataclasses import asdict, dataclass
 from typing import Iterable, Mapping, Sequence
 
 from fastpad.search.query import (  # re-exported: the query side of fusion
+    EVERY_WORD,
+    HOLDS_RANK,
+    IN_ORDER,
     KEYWORDS,
     NAME,
     PHRASE,
@@ -44,7 +47,7 @@ RRF_K = 60
 SUPERSEDED_PENALTY = 0.5
 
 __all__ = [
-    "DENSE", "GRAPH", "KEYWORDS", "LEXICAL", "NAME", "PHRASE", "QUERY_WEIGHTS", "RECENCY", "RRF_K",
+    "DENSE", "EVERY_WORD", "GRAPH", "IN_ORDER", "KEYWORDS", "LEXICAL", "NAME", "PHRASE", "QUERY_WEIGHTS", "RECENCY", "RRF_K",
     "SENTENCE", "STRATEGIES", "Contribution", "Explanation", "FusedHit", "Fusion", "ParsedQuery", "Penalty",
     "RankedList", "StrategyHit", "classify_query", "collapse_by_note", "fuse", "lexical_query_terms",
     "matched_terms", "parse_query", "postgres_tsquery", "postgres_websearch_text", "weights_for",
@@ -101,6 +104,7 @@ class Explanation:
     penalties: tuple[Penalty, ...] = ()
     superseded_by: str | None = None
     title_match: bool = False  # the query is the note's title or an alias: it ranks first
+    holds_query: str | None = None  # "in_order" / "every_word": its text holds what was typed (ranks it up)
 
     def to_dict(self) -> dict:
         """JSON-ready (tuples become lists). Written out rather than ``asdict``,
@@ -113,6 +117,7 @@ class Explanation:
             "penalties": [dict(vars(p)) for p in self.penalties],
             "superseded_by": self.superseded_by,
             "title_match": self.title_match,
+            "holds_query": self.holds_query,
         }
 
 
@@ -173,16 +178,31 @@ class Fusion:
     ``weights`` maps strategy name → weight (a strategy missing from it gets 1.0). A note
     appearing twice in one list counts at its first position."""
 
-    def __init__(self, lists: Sequence[RankedList], weights: Mapping[str, float], *, k: int = RRF_K) -> None:
+    def __init__(self, lists: Sequence[RankedList], weights: Mapping[str, float], *, k: int = RRF_K,
+                 holding: Mapping[str, str] | None = None) -> None:
+        """``holding``: how the notes that hold the query hold it (:data:`IN_ORDER`, the words as
+        typed, then :data:`EVERY_WORD`; the caller decides, reading the text: ``hybrid_search``).
+        Each such note ranks above every note that holds the query less — above all above what
+        only dense, graph or recency reached — and notes holding it alike rank by fused score,
+        so the query's weights (a name's lean on graph) still order them."""
         self.contributions, self.firsts = _contributions(lists, weights, k)
         # A note the whole query names (lexical's title or alias match) is what was asked for
         # by name: it ranks first, whatever its neighbours' shares.
         self.named = frozenset(n for n, hits in self.firsts.items() if any(h.names_it for h in hits.values()))
+        self.holding = {n: how for n, how in (holding or {}).items() if n in self.contributions}
+        self._orders: dict[tuple, list[tuple[str, float]]] = {}  # by the penalties applied
 
     def order(self, penalties: Mapping[str, Sequence[Penalty]] | None = None) -> list[tuple[str, float]]:
         """(note id, fused score) in :meth:`hits`' order, without building explanations."""
-        return _ordered(self.contributions,
-                        {n: list(p) for n, p in (penalties or {}).items() if n in self.contributions}, self.named)
+        return self._order({n: list(p) for n, p in (penalties or {}).items() if n in self.contributions and p})
+
+    def _order(self, applied: Mapping[str, list[Penalty]]) -> list[tuple[str, float]]:
+        """Sorted once per set of penalties: a search asks before its supersession lookup and
+        again for its hits, and mostly nothing was superseded in between."""
+        key = tuple(sorted((n, tuple(p.factor for p in found)) for n, found in applied.items()))
+        if key not in self._orders:
+            self._orders[key] = _ordered(self.contributions, applied, self.named, self.holding)
+        return self._orders[key]
 
     def hits(
         self,
@@ -208,7 +228,7 @@ class Fusion:
                 found.append(Penalty(f"superseded by {successor}", superseded_penalty))
             if found:
                 applied[note_id] = found
-        ordered = _ordered(contributions, applied, self.named)
+        ordered = self._order(applied)
         if limit is not None:
             ordered = ordered[: max(0, limit)]
         out = []
@@ -223,6 +243,7 @@ class Fusion:
                 penalties=tuple(applied.get(note_id, ())),
                 superseded_by=superseded_by.get(note_id),
                 title_match=note_id in self.named,
+                holds_query=self.holding.get(note_id),
             )
             out.append(FusedHit(note_id=note_id, rank=rank, score=total,
                                 block_ids=_union(*(h.block_ids for h in hits)),
@@ -253,13 +274,17 @@ def _contributions(
 
 
 def _ordered(contributions: Mapping[str, list[Contribution]], penalties: Mapping[str, list[Penalty]],
-             named: frozenset[str] = frozenset()) -> list[tuple[str, float]]:
+             named: frozenset[str] = frozenset(), holding: Mapping[str, str] | None = None) -> list[tuple[str, float]]:
+    holding = holding or {}
+    unheld = len(HOLDS_RANK)
     scored = []
     for note_id, parts in contributions.items():
         total = sum(c.rrf for c in parts)
         for penalty in penalties.get(note_id, ()):
             total *= penalty.factor
-        scored.append(((note_id not in named, -total, min(c.rank for c in parts), -len(parts), note_id), total))
+        held = HOLDS_RANK[holding[note_id]] if note_id in holding else unheld
+        key = (note_id not in named, held, -total, min(c.rank for c in parts), -len(parts), note_id)
+        scored.append((key, total))
     scored.sort(key=lambda item: item[0])
     return [(key[-1], total) for key, total in scored]
 

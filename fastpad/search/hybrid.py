@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import logging
 import time
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field, replace
 from typing import Any, Callable, Mapping, Protocol, Sequence, runtime_checkable
 
@@ -58,6 +59,7 @@ class SearchRequest:
     include_archived: bool = False
     allow_note: Callable[[str], bool] | None = None  # scope / trust-floor predicate, if the caller has one
     seeds: tuple[RankedList, ...] = ()  # the lists found so far, given to graph and recency
+    ahead: Mapping[str, Future] = field(default_factory=dict)  # strategy -> its prepare(), started in parallel
     context: Mapping[str, Any] = field(default_factory=dict)  # whatever a store-backed strategy needs
 
 
@@ -66,6 +68,13 @@ class Strategy(Protocol):
     name: str
 
     def search(self, request: SearchRequest) -> RankedList: ...
+
+
+# A strategy may also have ``prepare(request)``: work that needs neither the transaction nor the
+# other lists (dense: embedding the query). It runs on this pool while the strategies before it
+# run, and its result waits in ``request.ahead``. Two threads: the machine's search work is a
+# handful of milliseconds of native code that releases the GIL (onnxruntime, numpy, SQLite).
+_AHEAD = ThreadPoolExecutor(max_workers=2, thread_name_prefix="search-ahead")
 
 
 @dataclass(frozen=True)
@@ -90,6 +99,9 @@ class FusedResults:
 
 
 SupersessionLookup = Callable[[Sequence[str]], Mapping[str, str]]
+# Of the notes lexical found (its hits, best first), how those that hold the query hold it
+# (query.IN_ORDER or query.EVERY_WORD; notes that do not are left out).
+WordsHeldLookup = Callable[[ParsedQuery, Sequence[StrategyHit]], Mapping[str, str]]
 
 
 def hybrid_search(
@@ -103,6 +115,7 @@ def hybrid_search(
     superseded_by: Mapping[str, str] | SupersessionLookup | None = None,
     penalties: Mapping[str, Sequence[Penalty]] | None = None,
     reasons: Mapping[str, str] | None = None,
+    holding_query: WordsHeldLookup | None = None,
     **request_fields: Any,
 ) -> FusedResults:
     """Run every available strategy, fuse by rank, explain each hit.
@@ -113,6 +126,10 @@ def hybrid_search(
     ``superseded_by`` is a mapping, or a function of note ids returning one
     (the store's supersession lookup): it is asked about the best-ranked notes
     first, and only as far down as can still change the page.
+    ``holding_query`` tells which of lexical's notes hold what was typed, and how: they rank
+    above every other note, whatever the query's kind (``Fusion``) — the note that holds a rare
+    word, a title or a phrase you typed is not buried under what only meaning, links or recency
+    reached. Without it (or without lexical) the fusion is plain weighted RRF.
     ``request_fields`` become :class:`SearchRequest` fields.
     """
     parsed = parse_query(text)
@@ -128,6 +145,8 @@ def hybrid_search(
     for name in RUN_ORDER:
         if name not in strategies:
             unavailable[name] = "not configured"
+    request = replace(request, ahead={name: _AHEAD.submit(strategy.prepare, request)
+                                      for name, strategy in strategies.items() if hasattr(strategy, "prepare")})
     for name in names:
         strategy = strategies[name]
         if strategy is None:
@@ -152,7 +171,14 @@ def hybrid_search(
         per_strategy[name] = collapse_by_note(ranked.hits)
 
     started = time.perf_counter()
-    fusion = Fusion(lists, chosen, k=k)  # the lists are read once, for the lookup and the hits alike
+    lexical = per_strategy.get(LEXICAL)
+    if holding_query is not None and lexical:
+        holding = holding_query(parsed, lexical)
+        timings["holds_query"] = round((time.perf_counter() - started) * 1000, 3)
+        started = time.perf_counter()
+    else:
+        holding = None
+    fusion = Fusion(lists, chosen, k=k, holding=holding)  # the lists are read once, for the lookup and the hits alike
     if callable(superseded_by):
         successors = _successors_that_matter(fusion, penalties, limit, superseded_by)
     else:
@@ -220,10 +246,15 @@ class DenseStrategy:
         self.source = source
         self.chunks_per_note = max(1, chunks_per_note)
 
+    def prepare(self, request: SearchRequest) -> Any:
+        """The query's vector (or None for blank text): computed while lexical runs."""
+        return self.provider.embed([request.text])[0] if request.text.strip() else None
+
     def search(self, request: SearchRequest) -> RankedList:
-        if not request.text.strip():
+        ahead = request.ahead.get(self.name)
+        query = ahead.result() if ahead is not None else self.prepare(request)
+        if query is None:
             return RankedList(self.name, ())
-        query = self.provider.embed([request.text])[0]
         window = request.depth * self.chunks_per_note
         floor = self.provider.min_similarity
         resolved: dict[str, Sequence[tuple[str, tuple[str, ...]]]] = {}

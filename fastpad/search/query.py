@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 MAX_TERMS = 32
@@ -216,6 +217,32 @@ def matched_terms(query: str | ParsedQuery, text: str) -> tuple[str, ...]:
         if needle and f" {needle} " in joined:
             found.append(candidate)
     return tuple(found)
+
+
+# How a note's text holds a query (``holds_query``), best first: the words as typed, in their order
+# (a title, a phrase remembered, a single rare word); or every word and phrase, anywhere in it.
+IN_ORDER, EVERY_WORD = "in_order", "every_word"
+HOLDS_RANK = {IN_ORDER: 0, EVERY_WORD: 1}
+
+
+def holds_query(query: str | ParsedQuery, texts: Sequence[str]) -> str | None:
+    """How a note whose texts (its title, its blocks) are ``texts`` holds the query:
+    :data:`IN_ORDER` when one of them holds the query's words one after another as typed
+    (stopwords too, quotes aside), :data:`EVERY_WORD` when each of its terms and phrases stands
+    in one of them (as :func:`matched_terms` reads a text), else None. Case- and
+    punctuation-insensitive, as typed (no stemming: ``notes`` is not held by ``note``)."""
+    parsed = query if isinstance(query, ParsedQuery) else parse_query(query)
+    wanted = [_words(piece) for piece in (*parsed.phrases, *parsed.terms)]
+    if not wanted or not all(wanted):  # nothing typed, or a piece with no word in it: nothing holds that
+        return None
+    folded = [text.casefold() for text in texts]
+    if not all(any(word in text for text in folded) for words in wanted for word in words):
+        return None  # a word not even inside the text: most of lexical's list stops here
+    spoken = [" " + " ".join(_words(text)) + " " for text in folded]  # each text's words, read once
+    if not all(any(f" {' '.join(words)} " in text for text in spoken) for words in wanted):
+        return None
+    typed = f" {' '.join(_words(parsed.text))} "
+    return IN_ORDER if any(typed in text for text in spoken) else EVERY_WORD
 
 
 def _words(text: str) -> list[str]:

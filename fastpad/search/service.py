@@ -16,7 +16,8 @@ response says so in ``unavailable``; search itself never fails for want of it.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterable, Sequence
+import time
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import datetime
 from typing import Any
@@ -26,16 +27,16 @@ from fastpad.knowledge.hidden import Hidden, archived, below_floor, limited_to_n
 from fastpad.knowledge.trust import TrustFloor, admits, floor_for
 from fastpad.notes.schema import why_unstorable
 from fastpad.outbound.secrets import block_scope, redact
-from fastpad.search.fusion import DENSE, GRAPH, LEXICAL, RECENCY, STRATEGIES, FusedHit
+from fastpad.search.fusion import DENSE, GRAPH, LEXICAL, RECENCY, STRATEGIES, FusedHit, StrategyHit
 from fastpad.search.indexing import lexical_text
 from fastpad.search.hybrid import NO_PROVIDER, DenseStrategy, FusedResults, Strategy, hybrid_search
-from fastpad.search.query import ParsedQuery, lexical_match, matched_terms, parse_query
+from fastpad.search.query import ParsedQuery, holds_query, lexical_match, matched_terms, parse_query
 from fastpad.search.strategies import GraphStrategy, LexicalStrategy, RecencyStrategy
 from fastpad.search.vectors import StoredVectors
 from fastpad.security.principals import Principal
 from fastpad.security.scopes import SEARCH_READ
 from fastpad.store import Store, WorkspaceTx, utcnow
-from fastpad.store.search_index import ChunkRow, SearchFilter, known_provenance
+from fastpad.store.search_index import ChunkRow, HitNote, SearchFilter, known_provenance
 
 MAX_QUERY_CHARS = 1000
 MAX_LIMIT = 100
@@ -159,24 +160,29 @@ class SearchService:
             self.on_search(principal.workspace_id)
         chosen = {name: self._strategies[name] for name in names}
         with self.store.read(principal.workspace_id) as tx:
+            reader = _HitText(tx, flt, None if principal.is_person or self.redaction_key is None else self._masker())
             fused = hybrid_search(
                 text, chosen, limit=limit, depth=max(limit, MIN_DEPTH),
                 superseded_by=lambda ids: _successors(tx, principal, ids),
                 reasons={DENSE: self.dense_off_reason},
+                holding_query=reader.holding_query,
                 workspace_id=principal.workspace_id, caller_id=principal.principal_id,
                 include_archived=flt.include_archived, allow_note=principal.can_see,
                 context={"tx": tx, "filter": flt, "now": self.clock()},
             )
-            mask = None if principal.is_person or self.redaction_key is None else self._masker()
             parsed = parse_query(text)
-            hits = _render(tx, fused, flt, parsed, mask)
+            started = time.perf_counter()
+            hits = _render(reader, fused, parsed)
+            rendered = time.perf_counter()
             # A short page (an empty one above all) is where a kept-out match reads as "nothing found":
             # it says what the filter kept back. A full page skips those reads.
             hidden = _hidden(tx, parsed, flt, principal, at) if len(hits) < limit else ()
+            counted = time.perf_counter()
         return SearchResults(
             query=text, query_kind=fused.query_kind, floor=at.value, weights=fused.weights, hits=tuple(hits),
             unavailable={k: v for k, v in fused.unavailable.items() if k in names},
-            timings_ms=fused.timings_ms,
+            timings_ms={**fused.timings_ms, "render": round((rendered - started) * 1000, 3),
+                        "hidden": round((counted - rendered) * 1000, 3)},
             ranked={name: [h.note_id for h in found] for name, found in fused.strategies.items()},
             hidden=hidden,
         )
@@ -296,13 +302,75 @@ def _successors(tx: WorkspaceTx, principal: Principal, note_ids: Sequence[str]) 
 # ---------------------------------------------------------------------- rendering
 
 
-def _render(tx: WorkspaceTx, fused: FusedResults, flt: SearchFilter, parsed: ParsedQuery,
-            mask: Callable[[str, str], str] | None = None) -> list[SearchHit]:
+class _HitText:
+    """What one search reads of its hits' notes — titles, and block text as the caller may see it
+    (masked whole for a caller who is not a person) — read once, for deciding which notes hold
+    the query and for rendering the page alike."""
+
+    def __init__(self, tx: WorkspaceTx, flt: SearchFilter, mask: Callable[[str, str], str] | None) -> None:
+        # ``mask(block_id, text)``: a block's placeholders are bound to the block (outbound/secrets.py)
+        self.tx, self.flt, self.mask = tx, flt, mask
+        self._notes: dict[str, HitNote | None] = {}
+        self._raw: dict[str, str | None] = {}
+        self._masked: dict[str, str] = {}
+
+    def notes(self, note_ids: Sequence[str]) -> dict[str, HitNote]:
+        missing = [n for n in note_ids if n not in self._notes]
+        if missing:
+            found = self.tx.search_index.hit_notes(missing)
+            self._notes.update({n: found.get(n) for n in missing})
+        return {n: note for n in note_ids if (note := self._notes[n]) is not None}
+
+    def texts(self, anchors_of: Mapping[str, Sequence[str]], *, as_read: bool = True) -> dict[str, str]:
+        """block id → text of these notes' blocks that the caller's floor admits: as the caller
+        reads it (masked for one who is not a person), or with ``as_read=False`` as stored."""
+        missing = {b for blocks in anchors_of.values() for b in blocks if b not in self._raw}
+        if missing:
+            found = self.tx.search_index.block_texts(anchors_of, missing, self.flt)
+            self._raw.update({b: found.get(b) for b in missing})
+        raw = {b: text for blocks in anchors_of.values() for b in blocks if (text := self._raw[b]) is not None}
+        if not as_read or self.mask is None:
+            return raw
+        for block_id in raw.keys() - self._masked.keys():
+            self._masked[block_id] = self.mask(block_id, raw[block_id])
+        return {block_id: self._masked[block_id] for block_id in raw}
+
+    def holding_query(self, parsed: ParsedQuery, found: Sequence[StrategyHit]) -> dict[str, str]:
+        """Of these lexical hits, how each note whose title or matched blocks hold the query holds
+        it (``query.holds_query``), read as the caller sees them (a masked secret holds nothing)
+        and as the hit's words are marked, so what ranks a note up is what its hit shows. The
+        stored text decides first; only the notes it admits are masked and read again (masking
+        puts a placeholder where a secret was, so what it removes can only lose a note its place),
+        and the whole list is checked at about the cost of a page."""
+        if parsed.is_empty or not found:
+            return {}
+        notes = self.notes([hit.note_id for hit in found])
+        found = [hit for hit in found if hit.note_id in notes]
+        held = self._held(parsed, found, lambda title: title, self.texts({h.note_id: h.block_ids for h in found},
+                                                                          as_read=False))
+        if self.mask is None or not held:
+            return held
+        again = [hit for hit in found if hit.note_id in held]
+        # Whether a title holds the query does not depend on which place its placeholders name.
+        mask = self.mask
+        return self._held(parsed, again, lambda title: mask("", title), self.texts({h.note_id: h.block_ids for h in again}))
+
+    def _held(self, parsed: ParsedQuery, found: Sequence[StrategyHit], title: Callable[[str], str],
+              texts: Mapping[str, str]) -> dict[str, str]:
+        held = {}
+        for hit in found:
+            how = holds_query(parsed, [title(self._notes[hit.note_id].title), *(texts.get(b, "") for b in hit.block_ids)])
+            if how is not None:
+                held[hit.note_id] = how
+        return held
+
+
+def _render(reader: _HitText, fused: FusedResults, parsed: ParsedQuery) -> list[SearchHit]:
     note_ids = [hit.note_id for hit in fused.hits]
-    notes = tx.search_index.hit_notes(note_ids)
-    chunks = tx.search_index.chunks_of(note_ids)
+    notes = reader.notes(note_ids)
+    chunks = reader.tx.search_index.chunks_of(note_ids)
     lexical_anchors = {hit.note_id: hit.block_ids for hit in fused.strategies.get(LEXICAL, [])}
-    denied = flt.denied_mask
+    denied = reader.flt.denied_mask
     anchors_of: dict[str, tuple[str, ...]] = {}
     for hit in fused.hits:
         anchors = hit.block_ids[:MAX_ANCHORS]
@@ -310,11 +378,7 @@ def _render(tx: WorkspaceTx, fused: FusedResults, flt: SearchFilter, parsed: Par
             first = next((c for c in chunks.get(hit.note_id, []) if not c.provenance_mask & denied), None)
             anchors = first.block_ids[:MAX_ANCHORS] if first else ()
         anchors_of[hit.note_id] = anchors
-    wanted = {b for anchors in anchors_of.values() for b in anchors}
-    wanted |= {b for note_id in anchors_of for b in lexical_anchors.get(note_id, ())}
-    texts = tx.search_index.block_texts(anchors_of, wanted, flt)
-    if mask is not None:
-        texts = {block_id: mask(block_id, text) for block_id, text in texts.items()}
+    texts = reader.texts({note_id: (*anchors, *lexical_anchors.get(note_id, ())) for note_id, anchors in anchors_of.items()})
     out = []
     for hit in fused.hits:
         note = notes.get(hit.note_id)

@@ -6,7 +6,9 @@ import pytest
 
 from fastpad.search.fusion import (
     DENSE,
+    EVERY_WORD,
     GRAPH,
+    IN_ORDER,
     LEXICAL,
     QUERY_WEIGHTS,
     RECENCY,
@@ -80,7 +82,8 @@ def test_every_hit_explains_itself():
     n2 = next(h for h in hits if h.note_id == "n2")
     assert n2.explanation.penalties == (Penalty("stale", 0.9),) and n2.explanation.superseded_by is None
     d = n1.to_dict()
-    assert set(d["explanation"]) == {"query_kind", "contributions", "matched_terms", "graph_path", "penalties", "superseded_by", "title_match"}
+    assert set(d["explanation"]) == {"query_kind", "contributions", "matched_terms", "graph_path", "penalties", "superseded_by", "title_match",
+                                "holds_query"}
 
 
 def test_a_superseded_note_is_demoted_below_its_equal_and_names_its_successor():
@@ -179,3 +182,22 @@ def test_a_note_the_query_names_ranks_first_whatever_the_other_shares():
     assert [h.explanation.title_match for h in hits] == [True, False, False]
     assert hits[0].score < hits[1].score, "its score is still its own: only its place is decided by the name"
     assert [n for n, _ in Fusion([lexical, graph], QUERY_WEIGHTS["name"]).order()] == ["named", "linked", "other"]
+
+
+def test_notes_holding_what_was_typed_rank_above_the_rest_and_among_themselves_by_fused_score():
+    """Held as typed, then every word, then the rest, each group in fused order: a name query still
+    leans graph among the notes that hold its words."""
+    lexical = ranked(LEXICAL, "scattered", "typed", "typed_linked", "part")
+    dense = ranked(DENSE, "meaning", "part", "typed_linked")
+    graph = ranked(GRAPH, "neighbour", "typed_linked", "meaning")
+    lists = [lexical, dense, graph]
+    holding = {"typed": IN_ORDER, "typed_linked": IN_ORDER, "scattered": EVERY_WORD}
+    plain = [h.note_id for h in fuse(lists, QUERY_WEIGHTS["name"])]
+    assert plain.index("meaning") < plain.index("scattered"), "without the rule, meaning and links win"
+    fusion = Fusion(lists, QUERY_WEIGHTS["name"], holding=holding)
+    hits = fusion.hits(query_kind="name")
+    assert [h.note_id for h in hits][:3] == ["typed_linked", "typed", "scattered"]
+    assert [h.explanation.holds_query for h in hits[:4]] == [IN_ORDER, IN_ORDER, EVERY_WORD, None]
+    assert [n for n, _ in fusion.order()] == [h.note_id for h in hits]
+    rest = [h.note_id for h in hits[3:]]
+    assert rest == [n for n in plain if n in rest], "the rest keep their fused order"

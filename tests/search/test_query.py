@@ -13,6 +13,9 @@ from hypothesis import strategies as st
 
 from fastpad.search.query import (
     MAX_TERMS,
+    EVERY_WORD,
+    IN_ORDER,
+    holds_query,
     lexical_query_terms,
     matched_terms,
     parse_query,
@@ -167,3 +170,16 @@ def test_postgres_tsquery_and_websearch_on_a_real_server(pg_cluster):
         assert pg("machine learning")[:1] == [4] and set(pg("machine learning")) == {4, 5}
         assert pg("!!!") == []
         assert web('"machine learning" or -tools') == [4, 5]  # "-" is not negation, "or" not an operator
+
+
+def test_a_text_holds_a_query_as_typed_or_word_by_word_or_not_at_all():
+    texts = ["Meeting — API review", "Notes on idempotency keys."]
+    assert holds_query("meeting notes", texts) == EVERY_WORD  # the title one word, a block the other
+    assert holds_query("API review", texts) == IN_ORDER  # punctuation and case aside
+    assert holds_query("BIGV3X", ["Serial BIGV3X, rack 2"]) == IN_ORDER
+    assert holds_query("the review of keys", texts) == EVERY_WORD  # stopwords need not be held apart…
+    assert holds_query("review keys", ["review", "keys"]) == EVERY_WORD  # …and in order means within one text
+    assert holds_query("meeting minutes", texts) is None
+    assert holds_query("meetings", texts) is None, "as typed: no stemming"
+    assert holds_query('"API review" notes', texts) == EVERY_WORD
+    assert holds_query('"review API"', texts) is None, "a quoted phrase is held only in its order"

@@ -241,6 +241,65 @@ def test_a_note_reached_only_by_an_agents_unconfirmed_edge_is_not_returned_to_an
         assert confirmed.hits[1].explanation["graph_path"] == [seed.id, "related:out", target.id]
 
 
+# ---------------------------------------------------------------------- what you typed comes first
+
+
+def _outranked_by_score(results, note_id: str) -> list[str]:
+    """The notes ranked below ``note_id`` whose fused score is higher: what the rule moved it past."""
+    place = ids(results).index(note_id)
+    return [h.note_id for h in results.hits[place + 1:] if h.score > results.hits[place].score]
+
+
+def test_a_note_holding_what_was_typed_ranks_above_what_only_meaning_links_or_recency_reached(svc, ws, engine):
+    """A rare word, a title-ish query the classifier takes for a name, a phrase: the note that holds
+    it ranks first although notes reached by graph and dense fuse to a higher score — a name query
+    leans on graph, and the note whose links it follows would otherwise win — and among notes that
+    hold the words, those holding them as typed come before those holding them scattered."""
+    hub = note(svc, ws.owner, "Team rituals", "How the team plans, meets and looks back on its work.")
+    minutes = note(svc, ws.owner, "Weekly meeting minutes",
+                   "Minutes of the weekly team meeting: who attended, what was decided, the next steps. "
+                   "See [[Team rituals]].")
+    meeting = note(svc, ws.owner, "Meeting — API review",
+                   "Decisions: every failure is a problem document. Notes on idempotency keys. [[Team rituals]]")
+    rare = note(svc, ws.owner, "Rack inventory", "Serial BIGV3X sits in the second rack, see [[Team rituals]].")
+    note(svc, ws.owner, "Retrospective", "What went well at the last meeting; see [[Weekly meeting minutes]] and "
+                                         "[[Meeting — API review]] and [[Rack inventory]].")
+    scattered = note(svc, ws.owner, "Budget", "The review found the quarterly plan short; the budget meeting moved.")
+    in_order = note(svc, ws.owner, "Finance calendar", "Next up: the quarterly budget review meeting on Friday.")
+    engine.index(ws.id)
+
+    named = engine.service.search(ws.owner, "Meeting Notes")
+    assert named.query_kind == "name"
+    assert ids(named)[0] == meeting.id and named.hits[0].explanation["holds_query"] == "every_word"
+    assert minutes.id in ids(named) and named.hits[ids(named).index(minutes.id)].explanation["holds_query"] is None
+    assert _outranked_by_score(named, meeting.id), "graph and dense alone would have put others first"
+
+    word = engine.service.search(ws.owner, "BIGV3X")
+    assert word.query_kind == "name" and ids(word)[0] == rare.id
+    assert word.hits[0].explanation["holds_query"] == "in_order"
+    assert word.ranked[GRAPH] and hub.id in ids(word)  # the name leans graph, and graph found its neighbours
+
+    phrase = engine.service.search(ws.owner, "quarterly budget review meeting")
+    assert ids(phrase)[:2] == [in_order.id, scattered.id]
+    assert [h.explanation["holds_query"] for h in phrase.hits[:2]] == ["in_order", "every_word"]
+    assert all(h.explanation["holds_query"] is None for h in phrase.hits[2:])
+
+
+def test_a_masked_secret_lifts_no_note_for_a_reader_who_sees_it_masked(store, svc, ws):
+    """Whether a note holds the query is read from the text as the caller sees it: a correct guess
+    of a secret's value lifts the note for its owner, who sees the value, and not for an agent."""
+    service = SearchService(store, clock=svc.clock, redaction_key=b"k" * 32)
+    vault = note(svc, ws.owner, "Vault access", "The staging vault: password: Summer2024!gate")
+    reader = agent(svc, ws, scopes="search:read")
+    guess = "staging vault Summer2024!gate"
+    owner_hit = next(h for h in service.search(ws.owner, guess, strategies=[LEXICAL]).hits if h.note_id == vault.id)
+    assert owner_hit.explanation["holds_query"] == "every_word"
+    seen = service.search(reader, guess, strategies=[LEXICAL])
+    assert vault.id in ids(seen), "found by the words it shows"
+    for hit in seen.hits:
+        assert hit.explanation["holds_query"] is None and "Summer2024" not in hit.snippet
+
+
 # ---------------------------------------------------------------------- explanations
 
 
@@ -257,7 +316,8 @@ def test_every_hit_explains_itself(svc, ws, engine):
     assert "Eviction uses LRU" in top.snippet and len(top.snippet) <= 202
     explanation = top.explanation
     assert set(explanation) == {"query_kind", "contributions", "matched_terms", "graph_path", "penalties",
-                                "superseded_by", "title_match"}
+                                "superseded_by", "title_match",
+                                "holds_query"}
     by = {c["strategy"]: c for c in explanation["contributions"]}
     assert {LEXICAL, DENSE, RECENCY} <= set(by)
     assert by[LEXICAL]["rank"] == 1 and by[LEXICAL]["score"] > 0 and 0 < by[DENSE]["score"] <= 1
@@ -315,7 +375,7 @@ def test_without_an_embedding_provider_search_runs_on_the_rest_and_says_so(store
     results = service.search(ws.owner, "packing for Lisbon")
     assert ids(results) == [n.id]
     assert results.unavailable == {DENSE: "no embedding provider configured"}
-    assert set(results.timings_ms) == {LEXICAL, GRAPH, RECENCY, "fusion"}
+    assert set(results.timings_ms) == {LEXICAL, GRAPH, RECENCY, "holds_query", "fusion", "render", "hidden"}
     assert service.search(ws.owner, "Lisbon", strategies=[LEXICAL]).unavailable == {}
 
 

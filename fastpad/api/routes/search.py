@@ -54,6 +54,8 @@ class ExplanationOut(BaseModel):
     penalties: list[PenaltyOut]
     superseded_by: str | None
     title_match: bool = Field(description="the query is this note's title or an alias, so it ranks first")
+    holds_query: str | None = Field(description="in_order: its title or matched text holds the words as typed; "
+                                                "every_word: each of them; it ranks above every hit that holds less")
 
 
 class SearchHitOut(BaseModel):
