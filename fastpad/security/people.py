@@ -29,7 +29,8 @@ SESSION_TTL = timedelta(days=14)
 SESSION_TOUCH_GRANULARITY = timedelta(minutes=5)
 MIN_PASSWORD = 8
 MAX_PASSWORD = 1024
-ROLES = ("owner", "admin", "member")
+ROLES = ("owner", "admin", "member", "viewer")
+MAX_USER_AGENT = 300
 _SESSION_PREFIX = "fps_"
 
 
@@ -47,6 +48,17 @@ class PersonInfo:
                 "workspace_id": self.workspace_id, "created_at": self.created_at.isoformat()}
 
 
+@dataclass(frozen=True)
+class RemovedMember:
+    person_id: str
+    sessions_ended: int
+    tokens_revoked: tuple[str, ...]
+
+    def as_dict(self) -> dict[str, object]:
+        return {"person_id": self.person_id, "sessions_ended": self.sessions_ended,
+                "tokens_revoked": list(self.tokens_revoked)}
+
+
 def normalize_email(email: str) -> str:
     if not isinstance(email, str) or "@" not in email.strip() or len(email) > 320:
         raise ValidationFailed(detail="not an email address",
@@ -54,12 +66,27 @@ def normalize_email(email: str) -> str:
     return email.strip().lower()
 
 
-def _check_password(password: str) -> None:
+def check_password(password: str, email: str, *, field: str = "password") -> None:
+    """A password of MIN_PASSWORD to MAX_PASSWORD characters that neither is nor holds the account's email
+    (nor its part before the @): the first guesses anyone tries."""
     if not isinstance(password, str) or not MIN_PASSWORD <= len(password) <= MAX_PASSWORD:
         raise ValidationFailed(
             detail=f"a password has {MIN_PASSWORD} to {MAX_PASSWORD} characters",
-            field_errors=[FieldError("password", "length", f"{MIN_PASSWORD} to {MAX_PASSWORD} characters")],
+            field_errors=[FieldError(field, "length", f"{MIN_PASSWORD} to {MAX_PASSWORD} characters")],
         )
+    lowered, local_part = password.lower(), email.lower().partition("@")[0]
+    if email.lower() in lowered or (len(local_part) >= 3 and local_part in lowered):
+        raise ValidationFailed(
+            detail="a password must not contain the account's email address",
+            field_errors=[FieldError(field, "contains_email", "choose a password that does not hold your email")],
+        )
+
+
+def check_role(role: str, *, field: str = "role", allowed: tuple[str, ...] = ROLES) -> str:
+    if role not in allowed:
+        raise ValidationFailed(detail=f"role is one of {', '.join(allowed)}",
+                               field_errors=[FieldError(field, "enum", f"one of {', '.join(allowed)}")])
+    return role
 
 
 class PeopleService:
@@ -100,11 +127,9 @@ class PeopleService:
         """Add a member to a workspace, creating the person if the email is new.
         A person who already exists elsewhere keeps their password."""
         email = normalize_email(email)
-        if role not in ROLES:
-            raise ValidationFailed(detail=f"role is one of {', '.join(ROLES)}",
-                                   field_errors=[FieldError("role", "enum", f"one of {', '.join(ROLES)}")])
+        check_role(role)
         if password is not None:
-            _check_password(password)
+            check_password(password, email)
         try:
             return self._add_person(workspace_id, email, password, role, display_name)
         except self.store.integrity_errors:
@@ -140,12 +165,14 @@ class PeopleService:
         person out everywhere: every web session they hold, in every workspace, ends, so a
         session someone else took with the old password goes with it. CLI tokens are
         credentials of their own and stay (revoke them one by one). Returns how many ended."""
-        _check_password(password)
+        with self.store.read(workspace_id) as tx:
+            person = tx.person(person_id)
+        if person is None:
+            raise NotFound(detail=f"person {person_id} not found")
+        check_password(password, person.email)
         password_hash = self.hasher.hash(password)
         now = self.clock()
         with self.store.write(workspace_id) as tx:
-            if tx.member(person_id) is None:
-                raise NotFound(detail=f"person {person_id} not found")
             tx.set_password_hash(person_id, password_hash)
         ended = 0
         for workspace, _ in self.store.memberships(person_id):
@@ -153,11 +180,21 @@ class PeopleService:
                 ended += tx.end_sessions_of(person_id, now)
         return ended
 
-    def remove_member(self, workspace_id: str, person_id: str) -> None:
-        """Take a person out of a workspace: their sessions and CLI tokens there stop working."""
+    def remove_member(self, workspace_id: str, person_id: str) -> RemovedMember:
+        """Take a person out of a workspace, in one transaction: every web session they hold there
+        ends, and every token that answers to them there is revoked with all delegated from it —
+        their CLI tokens, and agent tokens they minted or that were delegated from their login
+        (what ``fp mcp`` holds). Their notes and history stay, attributed to them."""
+        now = self.clock()
         with self.store.write(workspace_id) as tx:
-            if not tx.remove_member(person_id):
+            if tx.member(person_id) is None:
                 raise NotFound(detail=f"person {person_id} is not a member")
+            sessions = tx.end_sessions_of(person_id, now)
+            revoked: set[str] = set()
+            for token_id in tx.team.tokens_answering_to(person_id):
+                revoked.update(tx.revoke_token_tree(token_id, now))
+            tx.remove_member(person_id)
+        return RemovedMember(person_id, sessions, tuple(sorted(revoked)))
 
     def members(self, workspace_id: str) -> list[PersonInfo]:
         with self.store.read(workspace_id) as tx:
@@ -180,9 +217,10 @@ class PeopleService:
     def principal_for(self, workspace_id: str, person_id: str) -> Principal:
         """A member acting in a workspace with a person's full grant (web session / operator)."""
         with self.store.read(workspace_id) as tx:
-            if tx.member(person_id) is None:
-                raise Unauthenticated(detail="not a member of this workspace")
-        return Principal.person(workspace_id, person_id, scopes=SESSION_SCOPES)
+            member = tx.member(person_id)
+        if member is None:
+            raise Unauthenticated(detail="not a member of this workspace")
+        return Principal.person(workspace_id, person_id, scopes=SESSION_SCOPES, role=member.role)
 
     def switch_workspace(self, principal: Principal, workspace_id: str) -> Principal:
         """The same signed-in person acting in another workspace they belong to.
@@ -192,8 +230,9 @@ class PeopleService:
             return principal
         if principal.is_person and principal.token_id is None:
             with self.store.read(workspace_id) as tx:
-                if tx.member(principal.principal_id) is not None:
-                    return Principal.person(workspace_id, principal.principal_id, scopes=principal.scopes)
+                member = tx.member(principal.principal_id)
+            if member is not None:
+                return Principal.person(workspace_id, principal.principal_id, scopes=SESSION_SCOPES, role=member.role)
         return principal.sees_nothing_in(workspace_id)
 
     # ------------------------------------------------------------------ passwords
@@ -223,12 +262,12 @@ class PeopleService:
             memberships = [(w, r) for w, r in memberships if w.id == workspace_id]
         if not memberships:
             raise failure
-        workspace = memberships[0][0].id
+        workspace, role = memberships[0][0].id, memberships[0][1]
         if self.hasher.check_needs_rehash(stored):
             rehashed = self.hasher.hash(password)
             with self.store.write(workspace) as tx:
                 tx.set_password_hash(person_id, rehashed)
-        return Principal.person(workspace, person_id, scopes=SESSION_SCOPES)
+        return Principal.person(workspace, person_id, scopes=SESSION_SCOPES, role=role)
 
     def _burn(self, password: str) -> None:
         if self._dummy_hash is None:
@@ -240,8 +279,9 @@ class PeopleService:
 
     # ------------------------------------------------------------------ web sessions
 
-    def create_session(self, principal: Principal) -> tuple[str, str]:
-        """Open a web session for a signed-in person: (session cookie value, CSRF token)."""
+    def create_session(self, principal: Principal, *, user_agent: str = "") -> tuple[str, str]:
+        """Open a web session for a signed-in person: (session cookie value, CSRF token).
+        ``user_agent`` is the browser's, kept (capped) so Settings → Sessions can say where it is."""
         if not principal.is_person:
             raise PolicyDenied(detail="only a person has a web session")
         now = self.clock()
@@ -252,6 +292,7 @@ class PeopleService:
             tx.insert_session(SessionRow(
                 id=new_id(), person_id=principal.principal_id, session_hash=_sha256(session_id), created_at=now,
                 expires_at=now + self.session_ttl, last_seen_at=now, ended_at=None,
+                user_agent=(user_agent or "")[:MAX_USER_AGENT],
             ))
         return session_id, self.csrf_token(session_id)
 
@@ -272,12 +313,13 @@ class PeopleService:
                 raise failure
             if row.ended_at is not None or row.expires_at <= now:
                 raise Unauthenticated(detail="this session has ended; sign in again", next_call="POST /v1/session")
-            if tx.member(row.person_id) is None:
+            member = tx.member(row.person_id)
+            if member is None:
                 raise failure
         if now - row.last_seen_at >= SESSION_TOUCH_GRANULARITY:
             with self.store.write(session_workspace) as tx:
                 tx.touch_session(row.id, now)
-        principal = Principal.person(session_workspace, row.person_id, scopes=SESSION_SCOPES)
+        principal = Principal.person(session_workspace, row.person_id, scopes=SESSION_SCOPES, role=member.role)
         if workspace_id is not None and workspace_id != session_workspace:
             return self.switch_workspace(principal, workspace_id)
         return principal

@@ -37,6 +37,7 @@ from fastpad.store.captures import CaptureReceipts
 from fastpad.store.imports import ImportTables
 from fastpad.store.oauth import OAuthGrants
 from fastpad.store.publications import Publications
+from fastpad.store.team import TeamTables
 from fastpad.store.records import (
     UNCHANGED,
     Actor,
@@ -204,6 +205,11 @@ class WorkspaceTx:
     def publications(self) -> Publications:
         """Published notes (fastpad/store/publications.py)."""
         return Publications(self)
+
+    @cached_property
+    def team(self) -> TeamTables:
+        """Invitations, roles, display names, sessions and a person's credentials (fastpad/store/team.py)."""
+        return TeamTables(self)
 
     @cached_property
     def oauth(self) -> OAuthGrants:
@@ -423,9 +429,9 @@ class WorkspaceTx:
         d = self._d
         self._x(
             "INSERT INTO web_sessions (id, workspace_id, person_id, session_hash, created_at, expires_at,"
-            " last_seen_at, ended_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+            " last_seen_at, ended_at, user_agent) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
             (s.id, self.workspace_id, s.person_id, s.session_hash, d.ts(s.created_at), d.ts(s.expires_at),
-             d.ts(s.last_seen_at), d.ts(s.ended_at)),
+             d.ts(s.last_seen_at), d.ts(s.ended_at), s.user_agent),
         )
         self._index_credential("session", s.session_hash, s.id)
 

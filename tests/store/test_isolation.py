@@ -26,6 +26,7 @@ WORKSPACE_TABLES = [
     "capture_receipts",
     "imports", "import_ledger", "import_items", "attachments",
     "oauth_grants", "oauth_refresh_tokens",
+    "invitations",
 ]
 
 
