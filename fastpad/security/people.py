@@ -21,6 +21,7 @@ from argon2.exceptions import InvalidHashError, VerificationError, VerifyMismatc
 
 from fastpad.errors import Conflict, FieldError, NotFound, PolicyDenied, Unauthenticated, ValidationFailed
 from fastpad.notes.ids import new_id
+from fastpad.security import audit_events
 from fastpad.security.principals import Principal
 from fastpad.security.scopes import SESSION_SCOPES
 from fastpad.store import PersonRow, SessionRow, Store, utcnow
@@ -31,6 +32,7 @@ MIN_PASSWORD = 8
 MAX_PASSWORD = 1024
 ROLES = ("owner", "admin", "member", "viewer")
 MAX_USER_AGENT = 300
+MAX_DISPLAY_NAME = 200
 _SESSION_PREFIX = "fps_"
 
 
@@ -80,6 +82,13 @@ def check_password(password: str, email: str, *, field: str = "password") -> Non
             detail="a password must not contain the account's email address",
             field_errors=[FieldError(field, "contains_email", "choose a password that does not hold your email")],
         )
+
+
+def check_display_name(display_name: str) -> str:
+    if not isinstance(display_name, str) or not display_name.strip() or len(display_name) > MAX_DISPLAY_NAME:
+        raise ValidationFailed(detail=f"a display name has 1 to {MAX_DISPLAY_NAME} characters", field_errors=[
+            FieldError("display_name", "length", f"1 to {MAX_DISPLAY_NAME} characters")])
+    return display_name.strip()
 
 
 def check_role(role: str, *, field: str = "role", allowed: tuple[str, ...] = ROLES) -> str:
@@ -201,16 +210,71 @@ class PeopleService:
             return [PersonInfo(p.id, p.email, p.display_name, role, workspace_id, p.created_at)
                     for p, role in tx.members()]
 
-    def members_seen_by(self, principal: Principal) -> list[PersonInfo]:
-        """The workspace's members, for a person choosing one (a person property). Never for an
-        agent: it has no use for the workspace's email addresses."""
-        if not principal.is_person:
-            raise PolicyDenied(detail="only a person lists the workspace's members", extra={"reason": "person_only"})
-        return self.members(principal.workspace_id)
-
     def workspaces(self, person_id: str) -> list[dict[str, str]]:
         """The workspaces a person belongs to (for a switcher)."""
         return [{"id": w.id, "name": w.name, "role": role} for w, role in self.store.memberships(person_id)]
+
+    # ------------------------------------------------------------------ your account
+
+    def change_password(self, principal: Principal, current_password: str, new_password: str,
+                        *, keep_session: str | None = None) -> int:
+        """A signed-in person changes their own password, proving the current one. Every other web
+        session they hold ends (a session someone took with the old password goes with it); the one
+        named ``keep_session`` stays. Returns how many ended."""
+        principal.require_signed_in("Changing your password", reads_only=True)
+        with self.store.read(principal.workspace_id) as tx:
+            person = tx.person(principal.principal_id)
+        assert person is not None
+        try:
+            self.hasher.verify(person.password_hash or "", current_password)
+        except (VerifyMismatchError, VerificationError, InvalidHashError):
+            raise ValidationFailed(detail="the current password is wrong", field_errors=[
+                FieldError("current_password", "wrong", "not your current password")]) from None
+        check_password(new_password, person.email, field="new_password")
+        password_hash = self.hasher.hash(new_password)
+        now = self.clock()
+        kept = _sha256(keep_session) if keep_session else None
+        ended = 0
+        for workspace, _ in self.store.memberships(person.id):
+            with self.store.write(workspace.id) as tx:
+                if workspace.id == principal.workspace_id:
+                    tx.set_password_hash(person.id, password_hash)
+                for session in tx.team.open_sessions_of(person.id, now):
+                    if session.session_hash != kept:
+                        ended += tx.team.end_session_of(person.id, session.id, now)
+        return ended
+
+    def set_display_name(self, principal: Principal, display_name: str) -> PersonInfo:
+        principal.require_signed_in("Changing your display name", reads_only=True)
+        name = check_display_name(display_name)
+        with self.store.write(principal.workspace_id) as tx:
+            tx.team.set_display_name(principal.principal_id, name)
+        return self.me(principal)
+
+    def me(self, principal: Principal) -> PersonInfo:
+        principal.require_signed_in("Your account", reads_only=True)
+        with self.store.read(principal.workspace_id) as tx:
+            person = tx.person(principal.principal_id)
+            member = tx.member(principal.principal_id)
+        assert person is not None and member is not None
+        return PersonInfo(person.id, person.email, person.display_name, member.role, principal.workspace_id,
+                          person.created_at)
+
+    def sessions(self, principal: Principal, current_session: str | None) -> list[dict[str, object]]:
+        """Where the person is signed in (in this workspace): browser, when it began and was last seen."""
+        principal.require_signed_in("Listing your sessions", reads_only=True)
+        current = _sha256(current_session) if current_session else None
+        with self.store.read(principal.workspace_id) as tx:
+            seen = tx.team.open_sessions_of(principal.principal_id, self.clock())
+        return [{"id": s.id, "user_agent": s.user_agent, "created_at": s.created_at.isoformat(),
+                 "last_seen_at": s.last_seen_at.isoformat(), "current": s.session_hash == current} for s in seen]
+
+    def end_own_session(self, principal: Principal, session_id: str) -> None:
+        """Sign one of your own sessions out; another person's (or an unknown) session is a 404."""
+        principal.require_signed_in("Signing a session out", reads_only=True)
+        with self.store.write(principal.workspace_id) as tx:
+            if not tx.team.end_session_of(principal.principal_id, session_id, self.clock()):
+                raise NotFound(detail=f"no open session {session_id} of yours")
 
     # ------------------------------------------------------------------ principals
 
@@ -251,17 +315,20 @@ class PeopleService:
         found = self.store.login_lookup(email)
         if found is None or found[1] is None:
             self._burn(password)
+            audit_events.record(self.store, None, None, "session.sign_in_failed", email=email)
             raise failure
         person_id, stored = found
         try:
             self.hasher.verify(stored, password)
         except (VerifyMismatchError, VerificationError, InvalidHashError):
+            audit_events.record(self.store, None, person_id, "session.sign_in_failed", email=email)
             raise failure from None
         memberships = self.store.memberships(person_id)
         if workspace_id is not None:
             memberships = [(w, r) for w, r in memberships if w.id == workspace_id]
         if not memberships:
             raise failure
+        audit_events.record(self.store, memberships[0][0].id, person_id, "session.signed_in")
         workspace, role = memberships[0][0].id, memberships[0][1]
         if self.hasher.check_needs_rehash(stored):
             rehashed = self.hasher.hash(password)

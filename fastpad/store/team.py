@@ -34,6 +34,7 @@ class InvitationRow:
 class SessionSeen:
     """One web session as Settings → Sessions lists it."""
     id: str
+    session_hash: str
     user_agent: str
     created_at: datetime
     last_seen_at: datetime
@@ -133,13 +134,13 @@ class TeamTables:
 
     def open_sessions_of(self, person_id: str, now: datetime) -> list[SessionSeen]:
         rows = self._tx._x(
-            "SELECT id, user_agent, created_at, last_seen_at FROM web_sessions"
+            "SELECT id, session_hash, user_agent, created_at, last_seen_at FROM web_sessions"
             " WHERE workspace_id = ? AND person_id = ? AND ended_at IS NULL AND expires_at > ?"
             " ORDER BY last_seen_at DESC, id",
             (self._ws, person_id, self._d.ts(now)),
         ).fetchall()
         d = self._d
-        return [SessionSeen(r[0], r[1], d.ts_out(r[2]), d.ts_out(r[3])) for r in rows]
+        return [SessionSeen(r[0], r[1], r[2], d.ts_out(r[3]), d.ts_out(r[4])) for r in rows]
 
     def end_session_of(self, person_id: str, session_id: str, at: datetime) -> bool:
         """End one of the person's own open sessions; False if there is no such open session."""

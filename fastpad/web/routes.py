@@ -27,6 +27,7 @@ from fastapi.concurrency import run_in_threadpool
 from starlette.responses import Response
 
 from fastpad.api.auth import SESSION_COOKIE
+from fastpad.api.routes.session import limit_attempts
 from fastpad.errors import Conflict, FastpadError, FieldError, NotFound, PolicyDenied, Unauthenticated, ValidationFailed
 from fastpad.notes.ids import is_ulid
 from fastpad.review.landing import CHOICES
@@ -89,8 +90,7 @@ async def signin(request: Request) -> Response:
     nonce = request.cookies.get(SIGNIN_COOKIE, "")
     try:
         form = await read_form(request)
-        state.rate_limiter.hit(f"sign-in:{request.client.host if request.client else 'unknown'}",
-                               state.limits.sign_in_per_window, what="sign-in attempts")
+        limit_attempts(request, "sign-in", one(form, "email"), state.limits.sign_in_per_window)
     except FastpadError as exc:
         return refusal_page(str(exc), exc.status, back="/signin")
     target = local_path(one(form, "next"), "/")
@@ -101,7 +101,8 @@ async def signin(request: Request) -> Response:
     email, password = one(form, "email"), one(form, "password")
 
     def open_session() -> str:
-        return people.create_session(people.authenticate_password(email, password))[0]
+        return people.create_session(people.authenticate_password(email, password),
+                                     user_agent=request.headers.get("user-agent", ""))[0]
 
     try:
         session_id = await run_in_threadpool(open_session)
