@@ -69,15 +69,17 @@ def normalize_email(email: str) -> str:
 
 
 def check_password(password: str, email: str, *, field: str = "password") -> None:
-    """A password of MIN_PASSWORD to MAX_PASSWORD characters that neither is nor holds the account's email
-    (nor its part before the @): the first guesses anyone tries."""
+    """A password of MIN_PASSWORD to MAX_PASSWORD characters that neither holds the account's email nor is
+    mostly its part before the @: the first guesses anyone tries."""
     if not isinstance(password, str) or not MIN_PASSWORD <= len(password) <= MAX_PASSWORD:
         raise ValidationFailed(
             detail=f"a password has {MIN_PASSWORD} to {MAX_PASSWORD} characters",
             field_errors=[FieldError(field, "length", f"{MIN_PASSWORD} to {MAX_PASSWORD} characters")],
         )
     lowered, local_part = password.lower(), email.lower().partition("@")[0]
-    if email.lower() in lowered or (len(local_part) >= 3 and local_part in lowered):
+    # The name before the @ may appear in a longer passphrase, not make up half of it.
+    mostly_the_name = len(local_part) >= 3 and local_part in lowered and len(local_part) * 2 >= len(lowered)
+    if email.lower() in lowered or mostly_the_name:
         raise ValidationFailed(
             detail="a password must not contain the account's email address",
             field_errors=[FieldError(field, "contains_email", "choose a password that does not hold your email")],

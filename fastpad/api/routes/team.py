@@ -37,23 +37,30 @@ _MANAGERS_ONLY = ("policy-denied: needs a signed-in owner or admin (the problem 
                   "no token of any scope reaches it")
 
 
+# What the schema can say of the rules the services check (the rest is a 422 naming the field):
+# an email holds an @, a display name is not blank, a new password has 8 characters or more.
+EMAIL = r"^[^\x00]*@[^\x00]*$"
+NOT_BLANK = r"^[^\x00]*[^\x00\s][^\x00]*$"
+NEW_PASSWORD = {"min_length": 8, "max_length": 1024}
+
+
 class InvitationIn(_Strict):
-    email: str = Field(min_length=3, max_length=320, description="whom to invite")
+    email: str = Field(min_length=3, max_length=320, pattern=EMAIL, description="whom to invite")
     role: str = Field(default="member", json_schema_extra={"enum": list(INVITABLE_ROLES)})
     idempotencyKey: IdempotencyKey | None = None
 
 
 class AcceptIn(_Strict):
     token: str = Field(min_length=1, max_length=100, description="the secret at the end of the invitation link")
-    display_name: str = Field(min_length=1, max_length=200)
-    password: str = Field(min_length=1, max_length=1024,
+    display_name: str = Field(min_length=1, max_length=200, pattern=NOT_BLANK)
+    password: str = Field(**NEW_PASSWORD,
                           description="a new password; for a person who has an account already, its password")
 
 
 class SignupIn(_Strict):
-    email: str = Field(min_length=3, max_length=320)
-    password: str = Field(min_length=1, max_length=1024)
-    display_name: str = Field(min_length=1, max_length=200)
+    email: str = Field(min_length=3, max_length=320, pattern=EMAIL)
+    password: str = Field(**NEW_PASSWORD)
+    display_name: str = Field(min_length=1, max_length=200, pattern=NOT_BLANK)
     workspace_name: str = Field(default="", max_length=200)
 
 
@@ -63,13 +70,13 @@ class RoleIn(_Strict):
 
 
 class AccountIn(_Strict):
-    display_name: str = Field(min_length=1, max_length=200)
+    display_name: str = Field(min_length=1, max_length=200, pattern=NOT_BLANK)
     idempotencyKey: IdempotencyKey | None = None
 
 
 class PasswordIn(_Strict):
     current_password: str = Field(min_length=1, max_length=1024)
-    new_password: str = Field(min_length=1, max_length=1024)
+    new_password: str = Field(**NEW_PASSWORD)
     idempotencyKey: IdempotencyKey | None = None
 
 
@@ -202,7 +209,7 @@ def list_sessions(request: Request, caller: Authenticated) -> Response:
     return json_response({"items": _services(request).people.sessions(caller.principal, caller.session_id)})
 
 
-@router.delete("/sessions/{session_id}", summary="Sign one of your sessions out",
+@router.delete("/sessions/{session_id}", status_code=204, summary="Sign one of your sessions out",
                responses=problems(_403="policy-denied: only a signed-in person",
                                   _404="not-found: no open session of yours with this id"))
 async def end_session(request: Request, caller: Authenticated, session_id: Ulid) -> Response:
