@@ -8,8 +8,8 @@ password, and is signed in as a member. A link that was used, has expired, was r
 existed is one and the same :class:`InvitationGone`, so the link says nothing about which.
 
 ``fastpad.json``'s ``"signup"`` is ``"invite"`` (the default: invitations only), ``"open"``
-(anyone creates an account and a workspace of their own) or ``"closed"`` (not even invitations
-can be accepted: the operator adds people).
+(anyone creates an account and a workspace of their own, and invitations work too) or
+``"closed"`` (nobody joins: no invitation is issued or accepted, not even one issued before).
 """
 
 from __future__ import annotations
@@ -104,6 +104,8 @@ class InvitationService:
         they are a member already. Mailed when SMTP is configured; a mail that fails to go still
         leaves the link valid, and the answer says why it was not sent."""
         principal.require_role(MANAGERS, "Inviting people")
+        if self.signup == "closed":
+            raise self._closed()
         email = normalize_email(email)
         check_role(role, allowed=INVITABLE_ROLES)
         now = self.clock()
@@ -237,6 +239,7 @@ class InvitationService:
 
     @staticmethod
     def _closed() -> PolicyDenied:
-        return PolicyDenied(detail="This server takes no new people: sign-up is closed. Its operator adds people "
-                                   "with fp user invite.", extra={"reason": "signup_closed"})
+        return PolicyDenied(detail='This server takes no new people: sign-up is closed ("signup": "closed" in '
+                                   'fastpad.json), and invitations with it.', extra={"reason": "signup_closed"},
+                            next_call='the operator sets "signup" to "invite" in fastpad.json to let people join')
 

@@ -54,7 +54,7 @@ def invite(owner: httpx.Client, email: str, role: str = "member") -> dict:
 
 
 def accept(client: httpx.Client, link: str, name: str, password: str = "a long enough pass") -> httpx.Response:
-    return client.post("/v1/invitations/accept",
+    return client.post("/v1/invitations:accept",
                        json={"token": link.rsplit("/", 1)[1], "display_name": name, "password": password})
 
 
@@ -302,11 +302,15 @@ def test_invite_only_and_closed_sign_up(server: Server, tmp_path: Path, owner_se
         return  # a closed server is a setting of the surface; its storage is the invite test's
     closed = start_server(tmp_path, "sqlite", config={"signup": "closed"})
     try:
-        printed = json.loads(run_fp("user", "invite", "late@example.com", "--data-dir", str(closed.data_dir),
-                                    "--json").stdout)
+        refused = run_fp("user", "invite", "late@example.com", "--data-dir", str(closed.data_dir), "--json",
+                         check=False)
+        assert refused.returncode == 8 and json.loads(refused.stderr)["reason"] == "signup_closed"
         with client_from(closed, "127.0.0.34") as invitee:
-            problem = assert_problem(accept(invitee, printed["link"], "Late"), 403, "policy-denied")
+            sign_in(invitee, closed.owner_email, closed.owner_password)
+            problem = assert_problem(invitee.post("/v1/invitations", json={"email": "late@example.com"}),
+                                     403, "policy-denied")
             assert problem["reason"] == "signup_closed"
+            assert invitee.get("/invite/fpi_" + "C" * 43).status_code == 403
             assert_problem(invitee.post("/v1/signup", json={"email": "s@example.com", "password": "a long enough pass",
                                                             "display_name": "S"}), 403, "policy-denied")
     finally:
@@ -328,7 +332,7 @@ def test_sign_in_and_acceptance_are_limited_per_address_and_per_account(tmp_path
             assert 0 < per_account["retry_after_ms"] <= 60_000
             secret = {"token": "fpi_" + "B" * 43, "display_name": "G", "password": "a long enough pass"}
             for _ in range(3):
-                assert_problem(second.post("/v1/invitations/accept", json=secret), 404, "not-found")
-            assert_problem(second.post("/v1/invitations/accept", json=secret), 429, "rate-limited")
+                assert_problem(second.post("/v1/invitations:accept", json=secret), 404, "not-found")
+            assert_problem(second.post("/v1/invitations:accept", json=secret), 429, "rate-limited")
     finally:
         stop(limited.process)

@@ -178,3 +178,18 @@ def test_removal_ends_sessions_and_revokes_every_token_answering_to_the_person(s
     assert kept.title == "Bea's note"
     assert [m.email for m in team.members(ws.owner)] == [ws.owner_email]
     assert cli_info.person_id == bea.principal_id
+
+
+def test_closing_sign_up_refuses_even_a_link_issued_before(svc, ws, invitations) -> None:
+    secret = _secret(invitations.invite(ws.owner, "early@example.com", base_url=BASE).link)
+    closed = InvitationService(svc.store, svc.people, signup="closed", clock=svc.clock)
+    for attempt in (lambda: closed.accept(secret, display_name="Early", password="a long enough pass"),
+                    lambda: closed.invite(ws.owner, "later@example.com", base_url=BASE),
+                    lambda: closed.sign_up("new@example.com", "a long enough pass", display_name="New")):
+        with pytest.raises(PolicyDenied) as refused:
+            attempt()
+        assert refused.value.extra["reason"] == "signup_closed"
+    with pytest.raises(PolicyDenied) as invite_only:
+        invitations.sign_up("new@example.com", "a long enough pass", display_name="New")
+    assert invite_only.value.extra["reason"] == "signup_by_invitation"
+    assert invitations.accept(secret, display_name="Early", password="a long enough pass").role == "member"

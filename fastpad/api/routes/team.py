@@ -29,7 +29,7 @@ PREFIX = "/v1"
 router = APIRouter(prefix=PREFIX, tags=["team"])
 
 # The two routes without a credential (app.py lists them as public).
-ACCEPT_PATH = PREFIX + "/invitations/accept"
+ACCEPT_PATH = PREFIX + "/invitations:accept"
 SIGNUP_PATH = PREFIX + "/signup"
 PersonId = Annotated[Ulid, Path(description="the member's person id (ULID)")]
 
