@@ -40,7 +40,8 @@ def _when(at: datetime) -> str:
 # ---------------------------------------------------------------------- sign-in
 
 
-def signin_page(csrf: str, next_path: str, *, error: str | None = None, email: str = "") -> Markup:
+def signin_page(csrf: str, next_path: str, *, error: str | None = None, email: str = "",
+                signup_open: bool = False) -> Markup:
     body = h(
         '{error}<form method="post" action="/signin">{csrf}'
         '<input type="hidden" name="next" value="{next}">'
@@ -52,6 +53,8 @@ def signin_page(csrf: str, next_path: str, *, error: str | None = None, email: s
         error=_message(error), csrf=_csrf_field(csrf), next=next_path, email=email,
         email_or_yours=email or "YOUR_EMAIL",
     )
+    if signup_open:
+        body = h('{}<p class="hint">New here? <a href="/signup">Create an account</a>.</p>', body)
     return layout("Sign in", body)
 
 

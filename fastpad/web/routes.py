@@ -75,7 +75,7 @@ def signin_form(request: Request, next: str = "/") -> Response:
         return see_other(target)
     nonce = secrets.token_urlsafe(24)
     csrf = request.app.state.deployment.people.csrf_token(_signin_subject(nonce))
-    response = html_page(pages.signin_page(csrf, target))
+    response = html_page(pages.signin_page(csrf, target, signup_open=_signup_open(request)))
     response.set_cookie(SIGNIN_COOKIE, nonce, max_age=3600, path="/signin", secure=secure(request), httponly=True,
                         samesite="strict")
     return response
@@ -108,7 +108,8 @@ async def signin(request: Request) -> Response:
         session_id = await run_in_threadpool(open_session)
     except Unauthenticated:
         csrf = people.csrf_token(_signin_subject(nonce))
-        return html_page(pages.signin_page(csrf, target, error="Wrong email or password.", email=email), 401)
+        return html_page(pages.signin_page(csrf, target, error="Wrong email or password.", email=email,
+                                           signup_open=_signup_open(request)), 401)
     response = see_other(target)
     response.set_cookie(SESSION_COOKIE, session_id, max_age=people.session_max_age_s, path="/",
                         secure=secure(request), httponly=True, samesite="lax")
@@ -133,6 +134,10 @@ async def signout(request: Request) -> Response:
     response = see_other("/signin")
     response.delete_cookie(SESSION_COOKIE, path="/", secure=secure(request), httponly=True, samesite="lax")
     return response
+
+
+def _signup_open(request: Request) -> bool:
+    return request.app.state.deployment.invitations.signup == "open"
 
 
 def _signin_subject(nonce: str) -> str:

@@ -111,9 +111,18 @@ def test_fp_user_invite_prints_a_working_link(server: Server) -> None:
     text = run_fp("user", "invite", "cli-text@example.com", "--data-dir", str(server.data_dir),
                   "--base-url", server.base_url).stdout
     assert f"{server.base_url}/invite/fpi_" in text
+    # The invitee's page, as a browser posts it: the form signs them in and goes to the app.
     with client_from(server, "127.0.0.22") as client:
-        assert accept(client, printed["link"], "Cli").status_code == 201
+        path = printed["link"].removeprefix(server.base_url)
+        short = client.post(path, data={"display_name": "Cli", "password": "short"})
+        assert short.status_code == 422 and "8 to 1024 characters" in short.text
+        cross_site = client.post(path, data={"display_name": "Cli", "password": "a long enough pass"},
+                                 headers={"sec-fetch-site": "cross-site"})
+        assert cross_site.status_code == 403
+        joined = client.post(path, data={"display_name": "Cli", "password": "a long enough pass"})
+        assert joined.status_code == 303 and joined.headers["location"] == "/"
         assert client.get("/v1/account").json()["role"] == "viewer"
+        assert client.get(path).status_code == 404
 
 
 def test_a_viewer_is_refused_ops_accepts_and_typed_writes_with_the_role_named(
@@ -278,8 +287,14 @@ def test_an_invitation_is_mailed_through_the_configured_smtp_server(open_server:
 
 
 def test_open_sign_up_creates_an_account_and_a_workspace_of_its_own(open_server: Server) -> None:
+    with client_from(open_server, "127.0.0.32") as page_user:
+        assert 'href="/signup"' in page_user.get("/signin").text
+        form = page_user.get("/signup")
+        csrf = form.text.split('name="csrf_token" value="', 1)[1].split('"', 1)[0]
+        made = page_user.post("/signup", data={"email": f"page-{open_server.backend}@example.com", "csrf_token": csrf,
+                                               "password": "a long enough pass", "display_name": "Page"})
+        assert made.status_code == 303 and page_user.get("/v1/account").json()["role"] == "owner"
     with client_from(open_server, "127.0.0.32") as newcomer:
-        assert newcomer.get("/signup").status_code == 200
         answer = newcomer.post("/v1/signup", json={"email": "new@example.com", "password": "a long enough pass",
                                                    "display_name": "New", "workspace_name": "New's pad"})
         assert answer.status_code == 201, answer.text
