@@ -191,8 +191,7 @@ class InvitationService:
             person_id = new_id()
         else:
             # An existing account: proven by its password, which stays as it is.
-            person_id, password_hash = existing[0], None
-            self.people.authenticate_password(invitation.email, password, workspace_id=None)
+            person_id, password_hash = self.people.verify_password(invitation.email, password)[0], None
         now = self.clock()
         with self.store.write(invitation.workspace_id) as tx:
             if not tx.team.close_invitation(invitation.id, now, accepted_by=person_id):

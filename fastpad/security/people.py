@@ -307,6 +307,24 @@ class PeopleService:
         """A person principal for a correct email + password, in ``workspace_id``
         or else the person's first workspace. Every failure is the same
         Unauthenticated, and an unknown email costs the same hashing time."""
+        person_id, stored = self.verify_password(email, password)
+        memberships = self.store.memberships(person_id)
+        if workspace_id is not None:
+            memberships = [(w, r) for w, r in memberships if w.id == workspace_id]
+        if not memberships:
+            raise Unauthenticated(detail="wrong email or password")
+        audit_events.record(self.store, memberships[0][0].id, person_id, "session.signed_in")
+        workspace, role = memberships[0][0].id, memberships[0][1]
+        if self.hasher.check_needs_rehash(stored):
+            rehashed = self.hasher.hash(password)
+            with self.store.write(workspace) as tx:
+                tx.set_password_hash(person_id, rehashed)
+        return Principal.person(workspace, person_id, scopes=SESSION_SCOPES, role=role)
+
+    def verify_password(self, email: str, password: str) -> tuple[str, str]:
+        """(person id, stored hash) when ``password`` is the account's, whatever workspaces it is in
+        (none, for a person removed from all of them whom an invitation brings back); else the one
+        Unauthenticated, at the same hashing cost for an unknown email."""
         failure = Unauthenticated(detail="wrong email or password")
         try:
             email = normalize_email(email)
@@ -325,18 +343,7 @@ class PeopleService:
         except (VerifyMismatchError, VerificationError, InvalidHashError):
             audit_events.record(self.store, None, person_id, "session.sign_in_failed", email=email)
             raise failure from None
-        memberships = self.store.memberships(person_id)
-        if workspace_id is not None:
-            memberships = [(w, r) for w, r in memberships if w.id == workspace_id]
-        if not memberships:
-            raise failure
-        audit_events.record(self.store, memberships[0][0].id, person_id, "session.signed_in")
-        workspace, role = memberships[0][0].id, memberships[0][1]
-        if self.hasher.check_needs_rehash(stored):
-            rehashed = self.hasher.hash(password)
-            with self.store.write(workspace) as tx:
-                tx.set_password_hash(person_id, rehashed)
-        return Principal.person(workspace, person_id, scopes=SESSION_SCOPES, role=role)
+        return person_id, stored
 
     def _burn(self, password: str) -> None:
         if self._dummy_hash is None:

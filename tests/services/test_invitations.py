@@ -193,3 +193,15 @@ def test_closing_sign_up_refuses_even_a_link_issued_before(svc, ws, invitations)
         invitations.sign_up("new@example.com", "a long enough pass", display_name="New")
     assert invite_only.value.extra["reason"] == "signup_by_invitation"
     assert invitations.accept(secret, display_name="Early", password="a long enough pass").role == "member"
+
+
+def test_a_removed_person_invited_again_joins_with_their_own_password(svc, ws, invitations, team) -> None:
+    bea = _join(invitations, ws, "bea@example.com", password="bea's own password")
+    team.remove(ws.owner, bea.principal_id)
+    with pytest.raises(Unauthenticated):
+        svc.people.authenticate_password("bea@example.com", "bea's own password")  # in no workspace now
+    secret = _secret(invitations.invite(ws.owner, "bea@example.com", role="viewer", base_url=BASE).link)
+    with pytest.raises(Unauthenticated):
+        invitations.accept(secret, display_name="Bea", password="not her password")
+    back = invitations.accept(secret, display_name="ignored", password="bea's own password")
+    assert (back.principal_id, back.role) == (bea.principal_id, "viewer")
