@@ -4,10 +4,13 @@ password checks, who may manage whom, and a viewer refused every write with the 
 
 from __future__ import annotations
 
+import socket
+
 import pytest
 
 from fastpad.errors import Conflict, NotFound, PolicyDenied, Unauthenticated, ValidationFailed
 from fastpad.security.invitations import INVITATION_TTL, InvitationGone, InvitationService
+from fastpad.security.mail import Mailer
 from fastpad.security.team import TeamService
 from tests.helpers_store import Services, Workspace
 
@@ -205,3 +208,26 @@ def test_a_removed_person_invited_again_joins_with_their_own_password(svc, ws, i
         invitations.accept(secret, display_name="Bea", password="not her password")
     back = invitations.accept(secret, display_name="ignored", password="bea's own password")
     assert (back.principal_id, back.role) == (bea.principal_id, "viewer")
+
+
+def test_a_mail_that_cannot_go_leaves_the_link_valid_and_says_why(svc, ws) -> None:
+    with socket.socket() as probe:  # a port nothing listens on: the connection is refused
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    mailer = Mailer.from_config({"host": "127.0.0.1", "port": port, "from": "fastpad@example.com"})
+    invitations = InvitationService(svc.store, svc.people, mailer=mailer, clock=svc.clock)
+    issued = invitations.invite(ws.owner, "offline@example.com", base_url=BASE)
+    assert issued.mailed is False and issued.mail_error and "Connection" in issued.mail_error
+    assert invitations.open(_secret(issued.link)).email == "offline@example.com"
+
+
+@pytest.mark.parametrize("config, field", [
+    ("smtp.example.com", "mail"), ({"port": 25, "from": "a@example.com"}, "mail.host"),
+    ({"host": "smtp.example.com", "from": "nobody"}, "mail.from"),
+    ({"host": "smtp.example.com", "from": "a@example.com", "port": 0}, "mail.port"),
+    ({"host": "smtp.example.com", "from": "a@example.com", "username": "u"}, "mail.username"),
+])
+def test_a_malformed_mail_setting_names_its_field(config, field) -> None:
+    with pytest.raises(ValueError) as refused:
+        Mailer.from_config(config)
+    assert field in str(refused.value)
