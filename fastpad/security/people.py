@@ -31,6 +31,7 @@ SESSION_TOUCH_GRANULARITY = timedelta(minutes=5)
 MIN_PASSWORD = 8
 MAX_PASSWORD = 1024
 ROLES = ("owner", "admin", "member", "viewer")
+MANAGERS = ("owner", "admin")  # who invites, changes roles and removes people
 MAX_USER_AGENT = 300
 MAX_DISPLAY_NAME = 200
 _SESSION_PREFIX = "fps_"

@@ -13,11 +13,10 @@ from datetime import datetime
 
 from fastpad.errors import Conflict, NotFound, PolicyDenied
 from fastpad.security import audit_events
-from fastpad.security.people import PeopleService, RemovedMember, check_role
+from fastpad.security.people import MANAGERS, PeopleService, RemovedMember, check_role
 from fastpad.security.principals import Principal
 from fastpad.store import Store
 
-MANAGERS = ("owner", "admin")
 OWNER = "owner"
 
 
