@@ -48,7 +48,10 @@ from fastpad.outbound.pipeline import redaction_key
 from fastpad.search.setup import build_search
 from fastpad.search.worker import EmbeddingWorker
 from fastpad.security.audit import AuditService
+from fastpad.security.invitations import InvitationService
+from fastpad.security.mail import Mailer
 from fastpad.security.people import PeopleService
+from fastpad.security.team import TeamService
 from fastpad.security.principals import Principal
 from fastpad.security.tokens import TokenService
 from fastpad.store import IdempotencyRecord, Store, open_store, utcnow
@@ -109,6 +112,8 @@ class Deployment:
     collections: CollectionService = field(init=False)
     tokens: TokenService = field(init=False)
     people: PeopleService = field(init=False)
+    invitations: InvitationService = field(init=False)
+    team: TeamService = field(init=False)
     idempotency: IdempotencyService = field(init=False)
     review: ReviewService = field(init=False)
     search: SearchService = field(init=False)
@@ -137,6 +142,10 @@ class Deployment:
         self.collections = CollectionService(self.store, self.queries)
         self.tokens = TokenService(self.store)
         self.people = PeopleService(self.store, self.secret)
+        # fastpad.json's "signup" (invite | open | closed) and "mail" (SMTP for invitations; none: not mailed).
+        self.invitations = InvitationService(self.store, self.people, mailer=Mailer.from_config(self.config.get("mail")),
+                                             signup=self.config.get("signup", "invite"))
+        self.team = TeamService(self.store, self.people)
         self.idempotency = IdempotencyService(self.store)
         self.review = ReviewService(self.store, self.secret, self.notes, effects=KnowledgeEffects(
             graph=self.graph, calendar=EventNotes(self.notes, self.typed_notes), notes=self.notes))

@@ -27,20 +27,22 @@ from fastpad.api.routes import typed
 from fastpad.api.routes import attachments, export, imports, placeholders, publishing
 from fastpad.api.routes import oauth
 from fastpad.api.routes import audit
+from fastpad.api.routes import team
 from fastpad.errors import FastpadError
 from fastpad import mcp
 from fastpad.mcp.env import McpEnv
 from fastpad.web import app as web_app
 from fastpad.web import authorize as web_authorize
+from fastpad.web import join as web_join
 from fastpad.web import routes as web_pages
 
 # Routes reachable without a credential (the body cap there is 64 KiB).
 PUBLIC_PATHS = frozenset({"/health", "/openapi.json", "/.well-known/oauth-protected-resource", "/errors",
                           "/v1/device/code", "/v1/device/token", "/device",
                           oauth.METADATA_PATH, oauth.REGISTER_PATH, oauth.TOKEN_PATH, oauth.REVOKE_PATH,
-                          oauth.AUTHORIZE_PATH})
+                          oauth.AUTHORIZE_PATH, team.ACCEPT_PATH, team.SIGNUP_PATH})
 PUBLISHED = ("/n/", "/v1/public/")  # published notes, readable by anyone
-PUBLIC_PREFIXES = ("/errors/", *PUBLISHED)
+PUBLIC_PREFIXES = ("/errors/", "/invite/", *PUBLISHED)
 SIGN_IN = ("POST", "/v1/session")
 
 
@@ -91,9 +93,11 @@ def create_app(deployment: Any, *, base_url: str, limits: Limits | None = None) 
     problems.install(app)
     app.include_router(meta.router)
     app.include_router(session.router)
+    app.include_router(team.router)  # invitations, sign-up, members and roles, your account and sessions
     app.include_router(notes.router)
     app.include_router(turns.router)  # proposals and review; the pages below link to this server
     app.include_router(web_pages.router)
+    app.include_router(web_join.router)  # /invite/{token} and /signup: joining, before any session
     deployment.review.public_url = base_url
     app.include_router(links.router)
     app.include_router(search.router)

@@ -36,9 +36,11 @@ class Limits:
     max_array_items: int = 10_000
     max_values: int = 50_000
     # Rate limits: per credential the principal carries its own per-minute
-    # limit; sign-in has no credential yet, so it is limited per address.
+    # limit; sign-in has no credential yet, so it is limited per address and per account, and
+    # so are accepting an invitation and signing up.
     rate_window_s: float = 60.0
     sign_in_per_window: int = 20
+    join_per_window: int = 10
     # `fp login` (RFC 8628): its two routes have no credential either, so they are
     # limited per address too; a terminal waits ``device_poll_interval_s`` between polls.
     device_starts_per_window: int = 20

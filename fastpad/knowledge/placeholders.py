@@ -36,7 +36,7 @@ class PlaceholderService:
         self.clock = clock
 
     def reveal(self, principal: Principal, note_id: str, placeholder: str) -> Revealed:
-        principal.require_signed_in("Expanding a redaction placeholder")
+        principal.require_signed_in("Expanding a redaction placeholder", reads_only=True)
         match = PLACEHOLDER_RE.fullmatch(placeholder.strip()) if isinstance(placeholder, str) else None
         if match is None:
             raise ValidationFailed(detail="placeholder is one [redacted:rule:fingerprint], as it was shown",

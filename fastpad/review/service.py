@@ -540,6 +540,7 @@ class ReviewService:
         refusal — a merge conflict, an edge whose target went to the trash, an event that cannot
         take the window — raises its typed error (naming the op) and leaves everything, the
         turn included, exactly as it was; a retry starts from the same place."""
+        principal.require_writer("Accepting a proposal")
         person = principal.is_signed_in_person  # a person's CLI token accepts like an agent (spec: fp accept)
         with self.store.write(principal.workspace_id) as tx:
             row = self._turn_for_decision(tx, principal, turn_id, accepting=True)
@@ -829,7 +830,7 @@ class ReviewService:
     def activity(self, principal: Principal, *, limit: int = 100) -> list[ActivityItem]:
         """Every turn that reached a note on an agent's authority and is not yet marked reviewed
         (or reverted), newest first, with who, which note and how many blocks."""
-        principal.require_signed_in("The Agent activity page")
+        principal.require_signed_in("The Agent activity page", reads_only=True)
         with self.store.read(principal.workspace_id) as tx:
             rows = tx.turns.list(limit=limit, activity=True, note_ids=principal.note_ids)
             items = []
@@ -844,7 +845,7 @@ class ReviewService:
 
     def audit_log(self, principal: Principal, *, turn_id: str | None = None, limit: int = 1000) -> list[AuditEntry]:
         """The append-only record of what happened to turns (a person's view)."""
-        principal.require_signed_in("The audit log")
+        principal.require_signed_in("The audit log", reads_only=True)
         with self.store.read(principal.workspace_id) as tx:
             if turn_id is not None:
                 _visible_turn(tx, principal, turn_id)

@@ -21,7 +21,7 @@ from argon2.exceptions import InvalidHashError, VerificationError, VerifyMismatc
 
 from fastpad.errors import Conflict, FieldError, NotFound, PolicyDenied, Unauthenticated, ValidationFailed
 from fastpad.notes.ids import new_id
-from fastpad.security.audit import ANONYMOUS, SIGN_IN, SIGN_IN_FAILED, record
+from fastpad.security.audit import ANONYMOUS, MEMBER_REMOVED, SIGN_IN, SIGN_IN_FAILED, record
 from fastpad.security.principals import Principal
 from fastpad.security.scopes import SESSION_SCOPES
 from fastpad.store import PersonRow, SessionRow, Store, WorkspaceRow, utcnow
@@ -30,7 +30,10 @@ SESSION_TTL = timedelta(days=14)
 SESSION_TOUCH_GRANULARITY = timedelta(minutes=5)
 MIN_PASSWORD = 8
 MAX_PASSWORD = 1024
-ROLES = ("owner", "admin", "member")
+ROLES = ("owner", "admin", "member", "viewer")
+MANAGERS = ("owner", "admin")  # who invites, changes roles and removes people
+MAX_USER_AGENT = 300
+MAX_DISPLAY_NAME = 200
 _SESSION_PREFIX = "fps_"
 
 
@@ -48,6 +51,17 @@ class PersonInfo:
                 "workspace_id": self.workspace_id, "created_at": self.created_at.isoformat()}
 
 
+@dataclass(frozen=True)
+class RemovedMember:
+    person_id: str
+    sessions_ended: int
+    tokens_revoked: tuple[str, ...]
+
+    def as_dict(self) -> dict[str, object]:
+        return {"person_id": self.person_id, "sessions_ended": self.sessions_ended,
+                "tokens_revoked": list(self.tokens_revoked)}
+
+
 def normalize_email(email: str) -> str:
     if not isinstance(email, str) or "@" not in email.strip() or len(email) > 320:
         raise ValidationFailed(detail="not an email address",
@@ -55,12 +69,36 @@ def normalize_email(email: str) -> str:
     return email.strip().lower()
 
 
-def _check_password(password: str) -> None:
+def check_password(password: str, email: str, *, field: str = "password") -> None:
+    """A password of MIN_PASSWORD to MAX_PASSWORD characters that neither holds the account's email nor is
+    mostly its part before the @: the first guesses anyone tries."""
     if not isinstance(password, str) or not MIN_PASSWORD <= len(password) <= MAX_PASSWORD:
         raise ValidationFailed(
             detail=f"a password has {MIN_PASSWORD} to {MAX_PASSWORD} characters",
-            field_errors=[FieldError("password", "length", f"{MIN_PASSWORD} to {MAX_PASSWORD} characters")],
+            field_errors=[FieldError(field, "length", f"{MIN_PASSWORD} to {MAX_PASSWORD} characters")],
         )
+    lowered, local_part = password.lower(), email.lower().partition("@")[0]
+    # The name before the @ may appear in a longer passphrase, not make up half of it.
+    mostly_the_name = len(local_part) >= 3 and local_part in lowered and len(local_part) * 2 >= len(lowered)
+    if email.lower() in lowered or mostly_the_name:
+        raise ValidationFailed(
+            detail="a password must not contain the account's email address",
+            field_errors=[FieldError(field, "contains_email", "choose a password that does not hold your email")],
+        )
+
+
+def check_display_name(display_name: str) -> str:
+    if not isinstance(display_name, str) or not display_name.strip() or len(display_name) > MAX_DISPLAY_NAME:
+        raise ValidationFailed(detail=f"a display name has 1 to {MAX_DISPLAY_NAME} characters", field_errors=[
+            FieldError("display_name", "length", f"1 to {MAX_DISPLAY_NAME} characters")])
+    return display_name.strip()
+
+
+def check_role(role: str, *, field: str = "role", allowed: tuple[str, ...] = ROLES) -> str:
+    if role not in allowed:
+        raise ValidationFailed(detail=f"role is one of {', '.join(allowed)}",
+                               field_errors=[FieldError(field, "enum", f"one of {', '.join(allowed)}")])
+    return role
 
 
 class PeopleService:
@@ -101,11 +139,9 @@ class PeopleService:
         """Add a member to a workspace, creating the person if the email is new.
         A person who already exists elsewhere keeps their password."""
         email = normalize_email(email)
-        if role not in ROLES:
-            raise ValidationFailed(detail=f"role is one of {', '.join(ROLES)}",
-                                   field_errors=[FieldError("role", "enum", f"one of {', '.join(ROLES)}")])
+        check_role(role)
         if password is not None:
-            _check_password(password)
+            check_password(password, email)
         try:
             return self._add_person(workspace_id, email, password, role, display_name)
         except self.store.integrity_errors:
@@ -141,12 +177,14 @@ class PeopleService:
         person out everywhere: every web session they hold, in every workspace, ends, so a
         session someone else took with the old password goes with it. CLI tokens are
         credentials of their own and stay (revoke them one by one). Returns how many ended."""
-        _check_password(password)
+        with self.store.read(workspace_id) as tx:
+            person = tx.person(person_id)
+        if person is None:
+            raise NotFound(detail=f"person {person_id} not found")
+        check_password(password, person.email)
         password_hash = self.hasher.hash(password)
         now = self.clock()
         with self.store.write(workspace_id) as tx:
-            if tx.member(person_id) is None:
-                raise NotFound(detail=f"person {person_id} not found")
             tx.set_password_hash(person_id, password_hash)
         ended = 0
         for workspace, _ in self.store.memberships(person_id):
@@ -154,11 +192,25 @@ class PeopleService:
                 ended += tx.end_sessions_of(person_id, now)
         return ended
 
-    def remove_member(self, workspace_id: str, person_id: str) -> None:
-        """Take a person out of a workspace: their sessions and CLI tokens there stop working."""
+    def remove_member(self, workspace_id: str, person_id: str, *, removed_by: Principal | None = None) -> RemovedMember:
+        """Take a person out of a workspace, in one transaction: every web session they hold there
+        ends, and every token that answers to them there is revoked with all delegated from it —
+        their CLI tokens, and agent tokens they minted or that were delegated from their login
+        (what ``fp mcp`` holds). Their notes and history stay, attributed to them. The removal's
+        audit entry (by ``removed_by``; None: the operator) commits with it."""
+        now = self.clock()
         with self.store.write(workspace_id) as tx:
-            if not tx.remove_member(person_id):
+            if tx.member(person_id) is None:
                 raise NotFound(detail=f"person {person_id} is not a member")
+            sessions = tx.end_sessions_of(person_id, now)
+            revoked: set[str] = set()
+            for token_id in tx.team.tokens_answering_to(person_id):
+                revoked.update(tx.revoke_token_tree(token_id, now))
+            role = tx.member(person_id).role
+            tx.remove_member(person_id)
+            record(tx, removed_by, MEMBER_REMOVED, target=person_id,
+                   details={"role": role, "tokens_revoked": sorted(revoked)}, at=now)
+        return RemovedMember(person_id, sessions, tuple(sorted(revoked)))
 
     def members(self, workspace_id: str) -> list[PersonInfo]:
         with self.store.read(workspace_id) as tx:
@@ -171,25 +223,81 @@ class PeopleService:
             member = tx.member(person_id)
         return member.role if member is not None else None
 
-    def members_seen_by(self, principal: Principal) -> list[PersonInfo]:
-        """The workspace's members, for a person choosing one (a person property). Never for an
-        agent: it has no use for the workspace's email addresses."""
-        if not principal.is_person:
-            raise PolicyDenied(detail="only a person lists the workspace's members", extra={"reason": "person_only"})
-        return self.members(principal.workspace_id)
-
     def workspaces(self, person_id: str) -> list[dict[str, str]]:
         """The workspaces a person belongs to (for a switcher)."""
         return [{"id": w.id, "name": w.name, "role": role} for w, role in self.store.memberships(person_id)]
+
+    # ------------------------------------------------------------------ your account
+
+    def change_password(self, principal: Principal, current_password: str, new_password: str,
+                        *, keep_session: str | None = None) -> int:
+        """A signed-in person changes their own password, proving the current one. Every other web
+        session they hold ends (a session someone took with the old password goes with it); the one
+        named ``keep_session`` stays. Returns how many ended."""
+        principal.require_signed_in("Changing your password", reads_only=True)
+        with self.store.read(principal.workspace_id) as tx:
+            person = tx.person(principal.principal_id)
+        assert person is not None
+        try:
+            self.hasher.verify(person.password_hash or "", current_password)
+        except (VerifyMismatchError, VerificationError, InvalidHashError):
+            raise ValidationFailed(detail="the current password is wrong", field_errors=[
+                FieldError("current_password", "wrong", "not your current password")]) from None
+        check_password(new_password, person.email, field="new_password")
+        password_hash = self.hasher.hash(new_password)
+        now = self.clock()
+        kept = _sha256(keep_session) if keep_session else None
+        ended = 0
+        for workspace, _ in self.store.memberships(person.id):
+            with self.store.write(workspace.id) as tx:
+                if workspace.id == principal.workspace_id:
+                    tx.set_password_hash(person.id, password_hash)
+                for session in tx.team.open_sessions_of(person.id, now):
+                    if session.session_hash != kept:
+                        ended += tx.team.end_session_of(person.id, session.id, now)
+        return ended
+
+    def set_display_name(self, principal: Principal, display_name: str) -> PersonInfo:
+        principal.require_signed_in("Changing your display name", reads_only=True)
+        name = check_display_name(display_name)
+        with self.store.write(principal.workspace_id) as tx:
+            tx.team.set_display_name(principal.principal_id, name)
+        return self.me(principal)
+
+    def me(self, principal: Principal) -> PersonInfo:
+        principal.require_signed_in("Your account", reads_only=True)
+        with self.store.read(principal.workspace_id) as tx:
+            person = tx.person(principal.principal_id)
+            member = tx.member(principal.principal_id)
+        assert person is not None and member is not None
+        return PersonInfo(person.id, person.email, person.display_name, member.role, principal.workspace_id,
+                          person.created_at)
+
+    def sessions(self, principal: Principal, current_session: str | None) -> list[dict[str, object]]:
+        """Where the person is signed in (in this workspace): browser, when it began and was last seen."""
+        principal.require_signed_in("Listing your sessions", reads_only=True)
+        current = _sha256(current_session) if current_session else None
+        with self.store.read(principal.workspace_id) as tx:
+            seen = tx.team.open_sessions_of(principal.principal_id, self.clock())
+        return [{"id": s.id, "user_agent": s.user_agent, "created_at": s.created_at.isoformat(),
+                 "last_seen_at": s.last_seen_at.isoformat(), "current": s.session_hash == current} for s in seen]
+
+    def end_own_session(self, principal: Principal, session_id: str) -> None:
+        """Sign one of your own sessions out; another person's (or an unknown) session is a 404."""
+        principal.require_signed_in("Signing a session out", reads_only=True)
+        with self.store.write(principal.workspace_id) as tx:
+            if not tx.team.end_session_of(principal.principal_id, session_id, self.clock()):
+                raise NotFound(detail=f"no open session {session_id} of yours")
 
     # ------------------------------------------------------------------ principals
 
     def principal_for(self, workspace_id: str, person_id: str) -> Principal:
         """A member acting in a workspace with a person's full grant (web session / operator)."""
         with self.store.read(workspace_id) as tx:
-            if tx.member(person_id) is None:
-                raise Unauthenticated(detail="not a member of this workspace")
-        return Principal.person(workspace_id, person_id, scopes=SESSION_SCOPES)
+            member = tx.member(person_id)
+        if member is None:
+            raise Unauthenticated(detail="not a member of this workspace")
+        return Principal.person(workspace_id, person_id, scopes=SESSION_SCOPES, role=member.role)
 
     def switch_workspace(self, principal: Principal, workspace_id: str) -> Principal:
         """The same signed-in person acting in another workspace they belong to.
@@ -199,8 +307,9 @@ class PeopleService:
             return principal
         if principal.is_person and principal.token_id is None:
             with self.store.read(workspace_id) as tx:
-                if tx.member(principal.principal_id) is not None:
-                    return Principal.person(workspace_id, principal.principal_id, scopes=principal.scopes)
+                member = tx.member(principal.principal_id)
+            if member is not None:
+                return Principal.person(workspace_id, principal.principal_id, scopes=SESSION_SCOPES, role=member.role)
         return principal.sees_nothing_in(workspace_id)
 
     # ------------------------------------------------------------------ passwords
@@ -209,6 +318,24 @@ class PeopleService:
         """A person principal for a correct email + password, in ``workspace_id``
         or else the person's first workspace. Every failure is the same
         Unauthenticated, and an unknown email costs the same hashing time."""
+        person_id, stored = self.verify_password(email, password, workspace_id=workspace_id)
+        memberships = self._memberships(person_id, workspace_id)
+        if not memberships:
+            raise Unauthenticated(detail="wrong email or password")
+        workspace, role = memberships[0][0].id, memberships[0][1]
+        principal = Principal.person(workspace, person_id, scopes=SESSION_SCOPES, role=role)
+        rehashed = self.hasher.hash(password) if self.hasher.check_needs_rehash(stored) else None
+        with self.store.write(workspace) as tx:  # the sign-in's audit entry, and a due rehash
+            if rehashed is not None:
+                tx.set_password_hash(person_id, rehashed)
+            record(tx, principal, SIGN_IN, target=person_id, at=self.clock())
+        return principal
+
+    def verify_password(self, email: str, password: str, *, workspace_id: str | None = None) -> tuple[str, str]:
+        """(person id, stored hash) when ``password`` is the account's, whatever workspaces it is in
+        (none, for a person removed from all of them whom an invitation brings back); else the one
+        Unauthenticated, at the same hashing cost for an unknown email. A wrong password is written
+        to the audit log of ``workspace_id``, or of every workspace the account belongs to."""
         failure = Unauthenticated(detail="wrong email or password")
         try:
             email = normalize_email(email)
@@ -221,23 +348,17 @@ class PeopleService:
             self._burn(password)
             raise failure  # no account: no workspace whose log it belongs in
         person_id, stored = found
-        memberships = self.store.memberships(person_id)
-        if workspace_id is not None:
-            memberships = [(w, r) for w, r in memberships if w.id == workspace_id]
         try:
             self.hasher.verify(stored, password)
         except (VerifyMismatchError, VerificationError, InvalidHashError):
-            self._failed_sign_in(person_id, memberships)
+            self._failed_sign_in(person_id, self._memberships(person_id, workspace_id))
             raise failure from None
-        if not memberships:
-            raise failure
-        principal = Principal.person(memberships[0][0].id, person_id, scopes=SESSION_SCOPES)
-        rehashed = self.hasher.hash(password) if self.hasher.check_needs_rehash(stored) else None
-        with self.store.write(principal.workspace_id) as tx:  # the sign-in's audit entry, and a due rehash
-            if rehashed is not None:
-                tx.set_password_hash(person_id, rehashed)
-            record(tx, principal, SIGN_IN, target=person_id, at=self.clock())
-        return principal
+        return person_id, stored
+
+    def _memberships(self, person_id: str, workspace_id: str | None) -> list[tuple[WorkspaceRow, str]]:
+        """The person's (workspace, role) pairs: only ``workspace_id``'s when one is named."""
+        memberships = self.store.memberships(person_id)
+        return memberships if workspace_id is None else [(w, r) for w, r in memberships if w.id == workspace_id]
 
     def _failed_sign_in(self, person_id: str, memberships: list[tuple[WorkspaceRow, str]]) -> None:
         """A wrong password for this account: an entry in each workspace the sign-in was aimed at
@@ -257,8 +378,9 @@ class PeopleService:
 
     # ------------------------------------------------------------------ web sessions
 
-    def create_session(self, principal: Principal) -> tuple[str, str]:
-        """Open a web session for a signed-in person: (session cookie value, CSRF token)."""
+    def create_session(self, principal: Principal, *, user_agent: str = "") -> tuple[str, str]:
+        """Open a web session for a signed-in person: (session cookie value, CSRF token).
+        ``user_agent`` is the browser's, kept (capped) so Settings → Sessions can say where it is."""
         if not principal.is_person:
             raise PolicyDenied(detail="only a person has a web session")
         now = self.clock()
@@ -269,6 +391,7 @@ class PeopleService:
             tx.insert_session(SessionRow(
                 id=new_id(), person_id=principal.principal_id, session_hash=_sha256(session_id), created_at=now,
                 expires_at=now + self.session_ttl, last_seen_at=now, ended_at=None,
+                user_agent=(user_agent or "")[:MAX_USER_AGENT],
             ))
         return session_id, self.csrf_token(session_id)
 
@@ -289,12 +412,13 @@ class PeopleService:
                 raise failure
             if row.ended_at is not None or row.expires_at <= now:
                 raise Unauthenticated(detail="this session has ended; sign in again", next_call="POST /v1/session")
-            if tx.member(row.person_id) is None:
+            member = tx.member(row.person_id)
+            if member is None:
                 raise failure
         if now - row.last_seen_at >= SESSION_TOUCH_GRANULARITY:
             with self.store.write(session_workspace) as tx:
                 tx.touch_session(row.id, now)
-        principal = Principal.person(session_workspace, row.person_id, scopes=SESSION_SCOPES)
+        principal = Principal.person(session_workspace, row.person_id, scopes=SESSION_SCOPES, role=member.role)
         if workspace_id is not None and workspace_id != session_workspace:
             return self.switch_workspace(principal, workspace_id)
         return principal

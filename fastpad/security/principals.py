@@ -10,11 +10,14 @@ from dataclasses import dataclass, replace
 
 from fastpad.errors import FieldError, InsufficientScope, NotFound, OutOfScope, PolicyDenied
 from fastpad.notes.provenance import Origin
-from fastpad.security.scopes import READ_SCOPES, SESSION_SCOPES, ordered
+from fastpad.security.scopes import READ_SCOPES, SESSION_SCOPES, VIEWER_SCOPES, ordered
 from fastpad.store.records import Actor
 
 AGENT_RATE_LIMIT = 120  # requests a minute, per agent token unless set otherwise
 PERSON_RATE_LIMIT = 1200  # per person, shared by their session and every CLI token they hold
+# A viewer reads (and comments) and never writes; writing needs at least a member.
+VIEWER = "viewer"
+WRITER_ROLE = "member"
 # What an out-of-scope refusal of a note tells the caller to do (the spec's remedy for out-of-scope).
 WIDER_NOTE_SET = "ask a person for a new token whose note set includes this note; tagging cannot widen it"
 
@@ -32,6 +35,9 @@ class Principal:
     rate_limit_per_minute: int = PERSON_RATE_LIMIT
     rate_key: str = ""
     elsewhere: bool = False  # acting in a workspace it is not a member of: see sees_nothing_in
+    # The workspace role of the person this credential answers to: the person's own, or for an agent
+    # token the role of the person who minted it (None: the operator, or a token no person minted).
+    role: str | None = None
 
     @property
     def is_person(self) -> bool:
@@ -48,6 +54,8 @@ class Principal:
     def require(self, *scopes: str) -> None:
         """Raise InsufficientScope naming every missing scope at once."""
         missing = [s for s in scopes if s not in self.scopes]
+        if self.role == VIEWER and any(s not in VIEWER_SCOPES for s in missing):
+            self.require_writer(f"This needs {', '.join(missing)}, which")
         if missing:
             raise InsufficientScope(
                 detail=f"this credential lacks {', '.join(missing)}",
@@ -89,14 +97,37 @@ class Principal:
         a person's CLI token included."""
         return self.is_person and self.token_id is None
 
-    def require_signed_in(self, what: str) -> None:
+    def require_signed_in(self, what: str, *, reads_only: bool = False) -> None:
         """PolicyDenied unless a signed-in person acts: for what the spec keeps from every token
-        (reverting, reviewing, publishing, verifying)."""
+        (reverting, reviewing, publishing, verifying). It changes something unless ``reads_only``,
+        so a viewer is refused it too."""
         if not self.is_signed_in_person:
             raise PolicyDenied(
                 detail=f"{what} is for a signed-in person; no token of any scope can do it.",
                 extra={"reason": "person_only"},
                 next_call="sign in to the web app and do it there",
+            )
+        if not reads_only:
+            self.require_writer(what)
+
+    def require_writer(self, what: str) -> None:
+        """PolicyDenied naming the role needed when a viewer's credential would change something."""
+        if self.role == VIEWER:
+            raise PolicyDenied(
+                detail=f"{what} needs the {WRITER_ROLE} role; a viewer reads and comments but never writes.",
+                extra={"reason": "role", "role": VIEWER, "required_role": WRITER_ROLE},
+                next_call="ask an owner or admin of this workspace to make you a member",
+            )
+
+    def require_role(self, allowed: tuple[str, ...], what: str) -> None:
+        """PolicyDenied naming the roles allowed, unless a signed-in person holding one of them acts
+        (managing the workspace's people: no token of any scope reaches it)."""
+        self.require_signed_in(what, reads_only=True)
+        if self.role is not None and self.role not in allowed:
+            raise PolicyDenied(
+                detail=f"{what} needs the {' or '.join(allowed)} role; you are {self.role}.",
+                extra={"reason": "role", "role": self.role, "required_role": list(allowed)},
+                next_call="ask an owner or admin of this workspace",
             )
 
     def require_whole_workspace(self, detail: str) -> None:
@@ -121,11 +152,13 @@ class Principal:
     @classmethod
     def person(cls, workspace_id: str, person_id: str, *, token_id: str | None = None,
                scopes: frozenset[str] = SESSION_SCOPES, note_ids: frozenset[str] | None = None,
-               auto_apply: bool = False) -> "Principal":
+               auto_apply: bool = False, role: str | None = None) -> "Principal":
+        if role == VIEWER:
+            scopes = frozenset(scopes) & VIEWER_SCOPES
         return cls(
             workspace_id=workspace_id, kind="person", principal_id=person_id, token_id=token_id,
             scopes=frozenset(scopes), note_ids=note_ids, auto_apply=auto_apply, origin=Origin.HUMAN_TYPED,
-            rate_limit_per_minute=PERSON_RATE_LIMIT, rate_key=f"person:{person_id}",
+            rate_limit_per_minute=PERSON_RATE_LIMIT, rate_key=f"person:{person_id}", role=role,
         )
 
     def describe(self) -> dict[str, object]:
@@ -133,5 +166,5 @@ class Principal:
             "workspace_id": self.workspace_id, "kind": self.kind, "principal_id": self.principal_id,
             "token_id": self.token_id, "scopes": ordered(self.scopes),
             "note_ids": None if self.note_ids is None else sorted(self.note_ids), "auto_apply": self.auto_apply,
-            "origin": self.origin.value, "rate_limit_per_minute": self.rate_limit_per_minute,
+            "origin": self.origin.value, "rate_limit_per_minute": self.rate_limit_per_minute, "role": self.role,
         }

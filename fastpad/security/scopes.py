@@ -29,6 +29,8 @@ ALL_SCOPES: tuple[str, ...] = (
 AGENT_DEFAULT_SCOPES: tuple[str, ...] = (NOTES_READ, NOTES_PROPOSE, SEARCH_READ, GRAPH_READ)
 # What a person's web session holds.
 SESSION_SCOPES: frozenset[str] = frozenset(ALL_SCOPES) - {TURNS_ACCEPT}
+# What a viewer's credentials hold, whatever they were minted with: reading, never writing.
+VIEWER_SCOPES: frozenset[str] = frozenset({NOTES_READ, SEARCH_READ, GRAPH_READ, EXPORT})
 # What survives when a credential names a workspace it is not in: reads, which then find nothing.
 READ_SCOPES: frozenset[str] = frozenset({NOTES_READ, SEARCH_READ, GRAPH_READ})
 

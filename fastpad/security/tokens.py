@@ -28,8 +28,8 @@ from fastpad.errors import AskCapReached, FieldError, NotFound, PolicyDenied, Un
 from fastpad.notes.ids import is_ulid, new_id
 from fastpad.notes.provenance import Origin
 from fastpad.security.audit import TOKEN_MINT, TOKEN_REVOKE, record
-from fastpad.security.principals import AGENT_RATE_LIMIT, PERSON_RATE_LIMIT, Principal
-from fastpad.security.scopes import TURNS_ACCEPT, ordered, parse_scopes
+from fastpad.security.principals import AGENT_RATE_LIMIT, PERSON_RATE_LIMIT, VIEWER, Principal
+from fastpad.security.scopes import TURNS_ACCEPT, VIEWER_SCOPES, ordered, parse_scopes
 from fastpad.store import AgentRow, Store, TokenRow, WorkspaceTx, utcnow
 
 TOKEN_PREFIX = "fpk_live_"
@@ -356,12 +356,17 @@ class TokenService:
             if row.expires_at <= now:
                 raise Unauthenticated(detail=f"this token expired at {row.expires_at.isoformat()}",
                                       next_call="mint a new token")
-            if row.kind == "person" and tx.member(row.person_id) is None:
-                raise Unauthenticated(detail="the person holding this token is no longer a member")
+            # The person the token answers to — its holder, or the person who minted an agent token —
+            # must still be a member, and lends the token their role (a viewer's tokens only read).
+            answers_to = row.person_id if row.kind == "person" else (
+                row.created_by_id if row.created_by_kind == "person" else None)
+            member = tx.member(answers_to) if answers_to is not None else None
+            if answers_to is not None and member is None:
+                raise Unauthenticated(detail="the person this token answers to is no longer a member")
         if row.last_used_at is None or now - row.last_used_at >= LAST_USED_GRANULARITY:
             with self.store.write(token_workspace) as tx:
                 tx.touch_token(row.id, now)
-        principal = principal_for_token(token_workspace, row)
+        principal = principal_for_token(token_workspace, row, role=member.role if member is not None else None)
         if workspace_id is not None and workspace_id != token_workspace:
             return principal.sees_nothing_in(workspace_id)
         return principal
@@ -438,14 +443,15 @@ class TokenService:
             return revoked
 
 
-def principal_for_token(workspace_id: str, row: TokenRow) -> Principal:
+def principal_for_token(workspace_id: str, row: TokenRow, *, role: str | None = None) -> Principal:
     note_ids = None if row.note_ids is None else frozenset(row.note_ids)
     if row.kind == "person":
         return Principal.person(workspace_id, row.person_id or "", token_id=row.id, scopes=frozenset(row.scopes),
-                                note_ids=note_ids, auto_apply=row.auto_apply)
+                                note_ids=note_ids, auto_apply=row.auto_apply, role=role)
+    scopes = frozenset(row.scopes) & VIEWER_SCOPES if role == VIEWER else frozenset(row.scopes)
     return Principal(
         workspace_id=workspace_id, kind="agent", principal_id=row.agent_id or "", token_id=row.id,
-        scopes=frozenset(row.scopes), note_ids=note_ids, auto_apply=row.auto_apply, origin=Origin.AGENT_WRITTEN,
+        scopes=scopes, note_ids=note_ids, role=role, auto_apply=row.auto_apply, origin=Origin.AGENT_WRITTEN,
         rate_limit_per_minute=row.rate_limit_per_minute,
         rate_key=f"token:{row.root_id}",  # a delegation chain shares its root's bucket
     )

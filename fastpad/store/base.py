@@ -39,6 +39,7 @@ from fastpad.store.imports import ImportTables
 from fastpad.store.oauth import OAuthGrants
 from fastpad.store.publications import Publications
 from fastpad.store.audit import AuditLog
+from fastpad.store.team import TeamTables
 from fastpad.store.records import (
     UNCHANGED,
     Actor,
@@ -216,6 +217,11 @@ class WorkspaceTx:
     def audit(self) -> AuditLog:
         """The workspace audit log (fastpad/store/audit.py)."""
         return AuditLog(self)
+
+    @cached_property
+    def team(self) -> TeamTables:
+        """Invitations, roles, display names, sessions and a person's credentials (fastpad/store/team.py)."""
+        return TeamTables(self)
 
     @cached_property
     def oauth(self) -> OAuthGrants:
@@ -440,9 +446,9 @@ class WorkspaceTx:
         d = self._d
         self._x(
             "INSERT INTO web_sessions (id, workspace_id, person_id, session_hash, created_at, expires_at,"
-            " last_seen_at, ended_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+            " last_seen_at, ended_at, user_agent) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
             (s.id, self.workspace_id, s.person_id, s.session_hash, d.ts(s.created_at), d.ts(s.expires_at),
-             d.ts(s.last_seen_at), d.ts(s.ended_at)),
+             d.ts(s.last_seen_at), d.ts(s.ended_at), s.user_agent),
         )
         self._index_credential("session", s.session_hash, s.id)
 

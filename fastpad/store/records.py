@@ -73,6 +73,7 @@ class SessionRow:
     expires_at: datetime
     last_seen_at: datetime
     ended_at: datetime | None
+    user_agent: str = ""  # where it signed in from, as Settings → Sessions shows it
 
 
 @dataclass(frozen=True)

@@ -40,7 +40,8 @@ def _when(at: datetime) -> str:
 # ---------------------------------------------------------------------- sign-in
 
 
-def signin_page(csrf: str, next_path: str, *, error: str | None = None, email: str = "") -> Markup:
+def signin_page(csrf: str, next_path: str, *, error: str | None = None, email: str = "",
+                signup_open: bool = False) -> Markup:
     body = h(
         '{error}<form method="post" action="/signin">{csrf}'
         '<input type="hidden" name="next" value="{next}">'
@@ -52,6 +53,8 @@ def signin_page(csrf: str, next_path: str, *, error: str | None = None, email: s
         error=_message(error), csrf=_csrf_field(csrf), next=next_path, email=email,
         email_or_yours=email or "YOUR_EMAIL",
     )
+    if signup_open:
+        body = h('{}<p class="hint">New here? <a href="/signup">Create an account</a>.</p>', body)
     return layout("Sign in", body)
 
 
@@ -301,3 +304,46 @@ def _token_table(tokens: Sequence[TokenInfo], csrf: str) -> Markup:
 def _autonomy(token: TokenInfo) -> str:
     grants = (["auto_apply"] if token.auto_apply else []) + ([TURNS_ACCEPT] if TURNS_ACCEPT in token.scopes else [])
     return ", ".join(grants) or "none: its edits wait for review"
+
+
+# ---------------------------------------------------------------------- joining: an invitation, open sign-up
+
+
+def invitation_page(token: str, email: str, role: str, *, has_account: bool, error: str | None = None) -> Markup:
+    """The invitee's form: a display name and a new password — or, for a person who has an account
+    already, its password (the link is the form's own proof it came from here)."""
+    password = (
+        '<p><label>Your Fastpad password <input type="password" name="password" required '
+        'autocomplete="current-password"></label></p>' if has_account else
+        '<p><label>Choose a password <input type="password" name="password" required minlength="8" '
+        'autocomplete="new-password"></label></p>'
+    )
+    body = h(
+        '<p>You are invited to join as <strong>{role}</strong> with <strong>{email}</strong>.</p>'
+        '{error}<form method="post" action="/invite/{token}">'
+        '<p><label>Display name <input name="display_name" required maxlength="200" autocomplete="name"></label></p>'
+        '{password}<p><button type="submit">Join</button></p></form>',
+        role=role, email=email, error=_message(error), token=token, password=Markup(password),
+    )
+    return layout("Join the workspace", body)
+
+
+def invitation_gone_page() -> Markup:
+    """One page for a link that was used, expired, was revoked or never existed."""
+    return message_page("Invitation not valid", "This invitation link is no longer valid: it was used, it expired or "
+                        "it was revoked. Ask whoever invited you for a new one.", back="/signin")
+
+
+def signup_page(csrf: str, *, error: str | None = None, email: str = "", display_name: str = "") -> Markup:
+    body = h(
+        '{error}<form method="post" action="/signup">{csrf}'
+        '<p><label>Email <input type="email" name="email" value="{email}" required autocomplete="username"></label></p>'
+        '<p><label>Display name <input name="display_name" value="{display_name}" required maxlength="200">'
+        '</label></p><p><label>Password <input type="password" name="password" required minlength="8" '
+        'autocomplete="new-password"></label></p>'
+        '<p><label>Workspace name <input name="workspace_name" maxlength="200"></label></p>'
+        '<p><button type="submit">Create account</button></p></form>'
+        '<p class="hint">Have an account? <a href="/signin">Sign in</a>.</p>',
+        error=_message(error), csrf=_csrf_field(csrf), email=email, display_name=display_name,
+    )
+    return layout("Create an account", body)

@@ -27,6 +27,7 @@ from fastapi.concurrency import run_in_threadpool
 from starlette.responses import Response
 
 from fastpad.api.auth import SESSION_COOKIE
+from fastpad.api.routes.session import limit_attempts
 from fastpad.errors import Conflict, FastpadError, FieldError, NotFound, PolicyDenied, Unauthenticated, ValidationFailed
 from fastpad.notes.ids import is_ulid
 from fastpad.review.landing import CHOICES
@@ -74,7 +75,7 @@ def signin_form(request: Request, next: str = "/") -> Response:
         return see_other(target)
     nonce = secrets.token_urlsafe(24)
     csrf = request.app.state.deployment.people.csrf_token(_signin_subject(nonce))
-    response = html_page(pages.signin_page(csrf, target))
+    response = html_page(pages.signin_page(csrf, target, signup_open=_signup_open(request)))
     response.set_cookie(SIGNIN_COOKIE, nonce, max_age=3600, path="/signin", secure=secure(request), httponly=True,
                         samesite="strict")
     return response
@@ -89,8 +90,7 @@ async def signin(request: Request) -> Response:
     nonce = request.cookies.get(SIGNIN_COOKIE, "")
     try:
         form = await read_form(request)
-        state.rate_limiter.hit(f"sign-in:{request.client.host if request.client else 'unknown'}",
-                               state.limits.sign_in_per_window, what="sign-in attempts")
+        limit_attempts(request, "sign-in", one(form, "email"), state.limits.sign_in_per_window)
     except FastpadError as exc:
         return refusal_page(str(exc), exc.status, back="/signin")
     target = local_path(one(form, "next"), "/")
@@ -101,13 +101,15 @@ async def signin(request: Request) -> Response:
     email, password = one(form, "email"), one(form, "password")
 
     def open_session() -> str:
-        return people.create_session(people.authenticate_password(email, password))[0]
+        return people.create_session(people.authenticate_password(email, password),
+                                     user_agent=request.headers.get("user-agent", ""))[0]
 
     try:
         session_id = await run_in_threadpool(open_session)
     except Unauthenticated:
         csrf = people.csrf_token(_signin_subject(nonce))
-        return html_page(pages.signin_page(csrf, target, error="Wrong email or password.", email=email), 401)
+        return html_page(pages.signin_page(csrf, target, error="Wrong email or password.", email=email,
+                                           signup_open=_signup_open(request)), 401)
     response = see_other(target)
     response.set_cookie(SESSION_COOKIE, session_id, max_age=people.session_max_age_s, path="/",
                         secure=secure(request), httponly=True, samesite="lax")
@@ -132,6 +134,10 @@ async def signout(request: Request) -> Response:
     response = see_other("/signin")
     response.delete_cookie(SESSION_COOKIE, path="/", secure=secure(request), httponly=True, samesite="lax")
     return response
+
+
+def _signup_open(request: Request) -> bool:
+    return request.app.state.deployment.invitations.signup == "open"
 
 
 def _signin_subject(nonce: str) -> str:

@@ -98,6 +98,9 @@ _SEMANTIC = {
     "POST /v1/notes:batch": "each item: markdown or blocks, not both",
     "PATCH /v1/types/{name}": "extends names types the workspace defines",
     "POST /v1/device/token": "device_code is one the server issued (RFC 8628 answers 400)",
+    "POST /v1/invitations:accept": "token is a link the server issued; the password does not hold the email",
+    "POST /v1/signup": "sign-up is open here, the email has no account, the password does not hold it",
+    "POST /v1/account/password": "current_password is yours; the new one does not hold your email",
 }
 SEMANTIC_REFUSALS = [{"include-name": name, "checks": {"positive_data_acceptance": {
     "expected-statuses": ["2xx", "3xx", "400", "401", "403", "404", "409", "422", "429"]}}} for name in _SEMANTIC]

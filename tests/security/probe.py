@@ -133,6 +133,12 @@ ROUTES: dict[str, Route] = {
         "client_id": "probe", "device_code": "forged", "grant_type": "urn:ietf:params:oauth:grant-type:device_code"})),
     "POST /v1/session": Route(PUBLIC, request=send("POST", "/v1/session", lambda aim: {
         "email": "nobody@example.com", "password": "not a password"})),
+    # Joining: a forged invitation link is not-found to anyone; sign-up here is by invitation only.
+    "POST /v1/invitations:accept": Route(PUBLIC, request=send("POST", "/v1/invitations:accept", lambda aim: {
+        "token": "fpi_forged", "display_name": "Agent", "password": "an agent's password"}), answer=NOT_FOUND),
+    "POST /v1/signup": Route(PUBLIC, request=send("POST", "/v1/signup", lambda aim: {
+        "email": "agent@example.com", "password": "an agent's password", "display_name": "Agent"}),
+        answer=POLICY_DENIED),
     "POST /mcp": Route(OWN_OUTBOUND),
     # A published note's public pages: one not published is not-found to anyone, whatever they hold.
     "GET /n/{note_id}": Route(PUBLIC, NOTE, get("/n/{note_id}"), answer=NOT_FOUND),
@@ -287,6 +293,27 @@ ROUTES: dict[str, Route] = {
     "POST /v1/types": Route(WRITE, request=send("POST", "/v1/types", lambda aim: {"name": f"Agent_{new_id()[-8:]}"})),
     "PATCH /v1/types/{name}": Route(WRITE, THING, send("PATCH", "/v1/types/{name}", lambda aim: {
         "properties": [{"name": f"agent_{new_id()[-6:].lower()}", "kind": "text"}]}), exceptions=SCHEMA),
+    # A team (routes/team.py): only a signed-in person manages people or their own account. A write
+    # naming another workspace acts nowhere and finds nothing before the person check.
+    "POST /v1/invitations": Route(WRITE, request=send("POST", "/v1/invitations", lambda aim: {
+        "email": "someone@example.com"}), person_only=PERSON, exceptions={NAMED_ELSEWHERE: NOT_FOUND}),
+    "GET /v1/invitations": Route(READ, request=get("/v1/invitations"), person_only=PERSON,
+                                 exceptions={NAMED_ELSEWHERE: ANSWERS}),
+    "DELETE /v1/invitations/{invitation_id}": Route(WRITE, THING, send("DELETE", f"/v1/invitations/{new_id()}"),
+                                                    person_only=PERSON),
+    "PATCH /v1/members/{person_id}": Route(WRITE, THING, send("PATCH", f"/v1/members/{new_id()}",
+                                                              lambda aim: {"role": "owner"}), person_only=PERSON),
+    "DELETE /v1/members/{person_id}": Route(WRITE, THING, send("DELETE", f"/v1/members/{new_id()}"),
+                                            person_only=PERSON),
+    "GET /v1/account": Route(READ, request=get("/v1/account"), person_only=PERSON),
+    "PATCH /v1/account": Route(WRITE, request=send("PATCH", "/v1/account", lambda aim: {"display_name": "Agent"}),
+                               person_only=PERSON, exceptions={NAMED_ELSEWHERE: NOT_FOUND}),
+    "POST /v1/account/password": Route(WRITE, request=send("POST", "/v1/account/password", lambda aim: {
+        "current_password": "a guess at it", "new_password": "an agent's password"}), person_only=PERSON,
+        exceptions={NAMED_ELSEWHERE: NOT_FOUND}),
+    "GET /v1/sessions": Route(READ, request=get("/v1/sessions"), person_only=PERSON),
+    "DELETE /v1/sessions/{session_id}": Route(WRITE, THING, send("DELETE", f"/v1/sessions/{new_id()}"),
+                                              person_only=PERSON),
     # For a bearer token there is no web session to end: it answers 204 and ends nothing.
     "DELETE /v1/session": Route(WRITE, request=send("DELETE", "/v1/session"), exceptions={NAMED_ELSEWHERE: ANSWERS}),
 }

@@ -28,6 +28,7 @@ WORKSPACE_TABLES = [
     "imports", "import_ledger", "import_items", "attachments",
     "oauth_grants", "oauth_refresh_tokens",
     "audit_log",
+    "invitations",
 ]
 
 

@@ -1,6 +1,5 @@
-"""Who is in the workspace. ``GET /v1/agents``: its agent principals — scopes, autonomy, last seen;
-``GET /v1/members``: its people (a person choosing one for a person property); and
-``POST /v1/tokens/delegate``: an agent token narrowed from the calling credential (what ``fp mcp``
+"""Who is in the workspace. ``GET /v1/agents``: its agent principals — scopes, autonomy, last seen
+(its people are ``/v1/members``, routes/team.py); and ``POST /v1/tokens/delegate``: an agent token narrowed from the calling credential (what ``fp mcp``
 brokers for the agent behind it). Parse, call the security services, render."""
 
 from __future__ import annotations
@@ -29,16 +28,6 @@ def list_agents(request: Request, caller: Authenticated) -> Response:
         return json_response({"items": []})
     agents = AgentDirectory(deployment.store, deployment.tokens).list(caller.principal)
     return json_response({"items": [agent.as_dict() for agent in agents]})
-
-
-@router.get("/members", summary="The workspace's people: id, name, email and role (a person only)",
-            responses=problems(_403="policy-denied: an agent cannot list the workspace's people"))
-def list_members(request: Request, caller: Authenticated) -> Response:
-    if caller.elsewhere:
-        return json_response({"items": []})
-    members = request.app.state.deployment.people.members_seen_by(caller.principal)
-    return json_response({"items": [{"id": m.id, "display_name": m.display_name or m.email, "email": m.email,
-                                     "role": m.role} for m in members]})
 
 
 class DelegateIn(BaseModel):

@@ -6,12 +6,12 @@ The cookie is HttpOnly, SameSite=Lax, and Secure whenever the server's base
 URL is https. The CSRF token comes back in the body (never in a cookie) and
 must accompany every cookie-authenticated mutation as ``x-csrf-token``.
 Sign-in has no credential to count against, so it is rate limited per
-client address.
+client address and per account (the email it names).
 """
 
 from __future__ import annotations
 
-from typing import Annotated
+from typing import Annotated, Any
 
 from fastapi import APIRouter, Depends, Request
 from fastapi.concurrency import run_in_threadpool
@@ -24,26 +24,37 @@ from fastpad.errors import PolicyDenied
 router = APIRouter(prefix="/v1/session", tags=["session"])
 
 
-@router.post("", status_code=201, response_model=SessionOut, summary="Sign in with email and password")
+@router.post("", status_code=201, response_model=SessionOut, summary="Sign in with email and password",
+             responses={429: {"description": "rate-limited: too many attempts from this address or for this account"}})
 async def sign_in(request: Request, body: SessionIn) -> Response:
-    state = request.app.state
+    limit_attempts(request, "sign-in", body.email, request.app.state.limits.sign_in_per_window)
+    people = request.app.state.deployment.people
+    principal = await run_in_threadpool(people.authenticate_password, body.email, body.password)
+    return await open_session(request, principal)
+
+
+def limit_attempts(request: Request, what: str, account: str, limit: int) -> None:
+    """Count one attempt at ``what`` against the client's address and against the account it names
+    (so neither many addresses at one account nor one address at many accounts gets far)."""
+    limiter = request.app.state.rate_limiter
     address = request.client.host if request.client else "unknown"
-    state.rate_limiter.hit(f"sign-in:{address}", state.limits.sign_in_per_window, what="sign-in attempts")
+    limiter.hit(f"{what}:address:{address}", limit, what=f"{what} attempts")
+    limiter.hit(f"{what}:account:{account.strip().lower()}", limit, what=f"{what} attempts")
+
+
+async def open_session(request: Request, principal: Any) -> Response:
+    """A web session for a person who just proved who they are: 201 with its CSRF token, and the cookie."""
+    state = request.app.state
     people = state.deployment.people
-
-    def open_session() -> tuple[object, str, str]:
-        principal = people.authenticate_password(body.email, body.password)
-        session_id, csrf_token = people.create_session(principal)
-        return principal, session_id, csrf_token
-
-    principal, session_id, csrf_token = await run_in_threadpool(open_session)
+    session_id, csrf_token = await run_in_threadpool(
+        lambda: people.create_session(principal, user_agent=request.headers.get("user-agent", "")))
     response = JSONResponse(
         {
             "csrf_token": csrf_token,
-            "workspace_id": principal.workspace_id,  # type: ignore[attr-defined]
-            "principal_id": principal.principal_id,  # type: ignore[attr-defined]
-            "kind": principal.kind,  # type: ignore[attr-defined]
-            "scopes": sorted(principal.scopes),  # type: ignore[attr-defined]
+            "workspace_id": principal.workspace_id,
+            "principal_id": principal.principal_id,
+            "kind": principal.kind,
+            "scopes": sorted(principal.scopes),
         },
         status_code=201,
         headers={"cache-control": "no-store"},
