@@ -72,6 +72,8 @@ UNKEYED: dict[tuple[str, str], str] = {
     ("post", "/v1/query"): "a read: the query is a body, nothing is written",
     ("post", "/v1/notes/{note_id}/placeholders/reveal"): "a read of a secret, which no record may keep",
     ("post", "/v1/session"): "signing in: no credential yet to keep a key under",
+    ("post", "/v1/invitations:accept"): "joining: no credential yet to keep a key under; the link is single-use",
+    ("post", "/v1/signup"): "signing up: no credential yet to keep a key under; an email holds one account",
     ("delete", "/v1/session"): "signing out ends the credential a key is kept under",
     ("post", "/v1/device/code"): "RFC 8628, before any credential: limited per address instead",
     ("post", "/v1/device/token"): "RFC 8628, before any credential: a poll, limited per address",

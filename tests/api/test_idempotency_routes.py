@@ -139,6 +139,21 @@ class World:
         assert finished(self.session, created["id"])["status"] == "completed"
         return created["id"]
 
+    def invitation(self) -> dict:
+        return self.ok(self.session.post("/v1/invitations", json={"email": unique("invited") + "@example.com"}))
+
+    def member(self) -> tuple[str, httpx.Client, str]:
+        """Someone invited who joined: (person id, their signed-in client, their password)."""
+        email, password = unique("joined") + "@example.com", unique("password-")
+        token = self.ok(self.session.post("/v1/invitations", json={"email": email}))["link"].rsplit("/", 1)[1]
+        client = self.server.client()
+        joined = client.post("/v1/invitations:accept", json={"token": token, "display_name": "Joiner",
+                                                             "password": password})
+        assert joined.status_code == 201, joined.text
+        client.headers["x-csrf-token"] = joined.json()["csrf_token"]
+        person = next(m["id"] for m in self.ok(self.session.get("/v1/members"))["items"] if m["email"] == email)
+        return person, client, password
+
     def ops(self, note_id: str, text: str) -> dict:
         """A person's edit as the editor sends it: the Loro update since the note's frontier."""
         updates = self.session.get(f"/v1/notes/{note_id}/updates")
@@ -195,6 +210,21 @@ def agent(w: World) -> httpx.Client:
 
 def renamed(key: str) -> Callable[[dict], dict]:
     return lambda body: {**body, key: unique("other ")}
+
+
+def _password_change(w: World) -> Example:
+    _, client, password = w.member()
+    first = Call(client, "/v1/account/password", {"current_password": password, "new_password": unique("changed-")})
+    return Example(first, replace(first, json={**first.json, "new_password": unique("changed-")}))
+
+
+def _session_ended(w: World) -> Example:
+    """A member signed in twice ends the other session from the first."""
+    person, client, password = w.member()
+    email = next(m["email"] for m in w.ok(w.session.get("/v1/members"))["items"] if m["id"] == person)
+    with sign_in(w.server, email, password):
+        other = next(s["id"] for s in w.ok(client.get("/v1/sessions"))["items"] if not s["current"])
+    return Example(Call(client, f"/v1/sessions/{other}"))
 
 
 # What each keyed operation is sent with. A keyed operation missing here fails the test.
@@ -288,6 +318,17 @@ EXAMPLES: dict[tuple[str, str], Callable[[World], Example]] = {
         lambda b: {"folder": "elsewhere"}),
     ("post", "/v1/tokens/delegate"): _with_body(lambda w: w.cli, lambda w: "/v1/tokens/delegate",
                                                 lambda w: {"label": unique("delegate ")}, renamed("label")),
+    ("post", "/v1/invitations"): _with_body(session, lambda w: "/v1/invitations",
+                                            lambda w: {"email": unique("invited") + "@example.com"},
+                                            lambda b: {"email": unique("other") + "@example.com"}),
+    ("delete", "/v1/invitations/{invitation_id}"): _on(session, lambda w: f"/v1/invitations/{w.invitation()['id']}"),
+    ("patch", "/v1/members/{person_id}"): _with_body(session, lambda w: f"/v1/members/{w.member()[0]}",
+                                                     lambda w: {"role": "viewer"}, lambda b: {"role": "admin"}),
+    ("delete", "/v1/members/{person_id}"): _on(session, lambda w: f"/v1/members/{w.member()[0]}"),
+    ("patch", "/v1/account"): _with_body(session, lambda w: "/v1/account", lambda w: {"display_name": unique("Name ")},
+                                         renamed("display_name")),
+    ("post", "/v1/account/password"): _password_change,
+    ("delete", "/v1/sessions/{session_id}"): _session_ended,
     ("post", "/v1/ask"): _with_body(lambda w: w.cli, lambda w: "/v1/ask",
                                     lambda w: {"question": f"What does {w.note('The keyed answer.')['id']} say?"},
                                     renamed("question")),
