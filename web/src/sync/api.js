@@ -21,6 +21,8 @@ export class Api {
     this.csrfToken = csrfToken;
     this.base = base;
     this.early = new Map(); // URL -> a GET already on its way (prefetch)
+    // Called at any 401: the session ended (signed out elsewhere, or the person was removed).
+    this.onSessionEnded = () => {};
   }
 
   // Starts a GET before anything asks for it (while the wasm compiles, say); the first
@@ -77,6 +79,7 @@ export class Api {
       if (error?.name === "AbortError") throw error;
       throw new ApiError({ detail: "The server could not be reached." });
     }
+    if (response.status === 401) this.onSessionEnded();
     if (!response.ok) throw await problemOf(response);
     return response;
   }

@@ -1,0 +1,108 @@
+"""A team in the app, in two Chromium contexts against a real ``fp serve``: the owner invites a
+member from Settings → Members (the link shown once), the member joins through it and sees the
+shared notes; both type into one note, the member's words reach the owner's open tab, and each
+block's history names the person who typed it; the owner makes the member a viewer — after a
+reload their editor is read-only and the server refuses their writes, naming the role; the owner
+removes them — the member's open tab says "Session ended" at its next request, and the CLI token
+minted for them answers 401."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from playwright.sync_api import expect
+
+from tests.api.conftest import Server
+from tests.web.conftest import ACTION_TIMEOUT_MS, VIEWPORT, screenshot
+from tests.web.helpers import click_end_of_block, create_note, open_note, wait_saved
+
+MEMBER_EMAIL = "teammate@example.com"
+MEMBER_NAME = "Tess Teammate"
+MEMBER_PASSWORD = "a teammate's long password"
+
+
+def test_owner_invites_a_member_who_types_then_is_made_a_viewer_then_removed(
+        device: Any, browser: Any, web_server: Server, api: Any) -> None:
+    note_id = create_note(api, "The owner's opening line", title="Shared plan")
+    owner = device()
+    members = owner.new_page()
+    members.goto(f"{web_server.base_url}/")
+    members.get_by_role("link", name="Members").click()
+    members.wait_for_url("**/settings/members")
+    members.get_by_label("Email to invite").fill(MEMBER_EMAIL)
+    members.get_by_label("Role for the invitee").select_option("member")
+    members.get_by_role("button", name="Invite").click()
+    link = members.get_by_label("Invitation link").input_value()
+    assert link.startswith(f"{web_server.base_url}/invite/")
+    expect(members.locator(".issued")).to_contain_text("sends no mail")  # no SMTP configured on this server
+    expect(members.locator(".invitations li")).to_contain_text(MEMBER_EMAIL)
+    screenshot(members, "team-invited")
+
+    joined = browser.new_context(viewport=VIEWPORT)
+    joined.set_default_timeout(ACTION_TIMEOUT_MS)
+    try:
+        join = joined.new_page()
+        join.goto(link)
+        join.get_by_label("Display name").fill(MEMBER_NAME)
+        join.get_by_label("Choose a password").fill(MEMBER_PASSWORD)
+        join.get_by_role("button", name="Join").click()
+        join.wait_for_url(lambda url: "/invite/" not in url)
+        join.goto(f"{web_server.base_url}/")
+        expect(join.locator(".sidebar").get_by_role("link", name="Shared plan")).to_be_visible()
+        member_id = join.evaluate("window.fastpad.config.personId")
+        cli_token = web_server.mint("notes:read,notes:write", "--person", MEMBER_EMAIL, "--label", "teammate's CLI")["token"]
+
+        # Both type into one note; each sees the other's words.
+        owner_note = open_note(owner, web_server, note_id)
+        member_note = open_note(joined, web_server, note_id)
+        click_end_of_block(owner_note, 0)
+        owner_note.keyboard.type(" (owner)")
+        wait_saved(owner_note)
+        click_end_of_block(member_note, 0)
+        member_note.keyboard.press("Enter")
+        member_note.keyboard.type("The member's reply")
+        wait_saved(member_note)
+        expect(owner_note.locator(".editor .block .text", has_text="The member's reply")).to_be_visible()
+        expect(member_note.locator(".editor .block .text", has_text="(owner)")).to_be_visible()
+        screenshot(owner_note, "team-owner-sees-member-text")
+
+        owner_id = owner_note.evaluate("window.fastpad.config.personId")
+        blocks = api.get(f"/v1/notes/{note_id}").json()["blocks"]
+        authors = {block["text"]: api.get(f"/v1/notes/{note_id}/blocks/{block['id']}").json()["author"] for block in blocks}
+        assert authors["The owner's opening line (owner)"]["id"] == owner_id
+        assert authors["The member's reply"] == {"kind": "person", "id": member_id, "token_id": None, "name": MEMBER_NAME}
+
+        # The owner makes them a viewer: after a reload their editor is read-only, and the server
+        # refuses a write from their session and from their CLI token, naming the role.
+        members.reload()
+        with members.expect_response(lambda r: f"/v1/members/{member_id}" in r.url and r.request.method == "PATCH") as changed:
+            members.get_by_label(f"Role of {MEMBER_NAME}").select_option("viewer")
+        assert changed.value.status == 200
+        member_note.reload()
+        member_note.wait_for_selector(".editor .block .text")
+        expect(member_note.locator(".banner")).to_have_text("You can read and comment; a viewer cannot edit.")
+        assert member_note.locator(".editor .block .text").evaluate_all("els => els.map(e => e.isContentEditable)") == [False, False]
+        assert member_note.locator(".note-title").get_attribute("contenteditable") == "false"
+        screenshot(member_note, "team-viewer-read-only")
+        csrf = member_note.evaluate("window.fastpad.config.csrfToken")
+        refused = member_note.request.post(f"{web_server.base_url}/v1/notes/{note_id}/ops", headers={"x-csrf-token": csrf},
+                                           data={"ops": "AAAAAAAAAAA=", "expectedFrontier": api.get(f"/v1/notes/{note_id}").json()["frontier"]})
+        assert refused.status == 403 and refused.json()["required_role"] == "member" and refused.json()["role"] == "viewer"
+        with web_server.client(cli_token) as cli:
+            assert cli.post("/v1/notes", json={"title": "mine"}).json()["required_role"] == "member"
+
+        # The owner removes them: the member's open tab learns it at its next request.
+        members.reload()
+        members.once("dialog", lambda dialog: dialog.accept())
+        with members.expect_response(lambda r: f"/v1/members/{member_id}" in r.url and r.request.method == "DELETE") as removed:
+            members.locator(f"tr[data-person='{member_id}']").get_by_role("button", name="Remove").click()
+        assert removed.value.status == 200
+        expect(members.locator(f"tr[data-person='{member_id}']")).to_have_count(0)
+        member_note.get_by_role("link", name="Your account").click()
+        expect(member_note.locator(".session-ended")).to_have_text("Session ended — sign in again")
+        assert member_note.get_by_role("link", name="sign in again").get_attribute("href").startswith("/signin?next=%2F")
+        screenshot(member_note, "team-session-ended")
+        with web_server.client(cli_token) as cli:
+            assert cli.get("/v1/notes").status_code == 401
+    finally:
+        joined.close()
