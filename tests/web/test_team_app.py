@@ -1,7 +1,8 @@
 """A team in the app, in two Chromium contexts against a real ``fp serve``: the owner invites a
 member from Settings → Members (the link shown once), the member joins through it and sees the
 shared notes; both type into one note, the member's words reach the owner's open tab, and each
-block's history names the person who typed it; the owner makes the member a viewer — after a
+block's history names the person who typed it; the member renames themself and signs another of
+their sessions out from Your account; the owner makes the member a viewer — after a
 reload their editor is read-only and the server refuses their writes, naming the role; the owner
 removes them — the member's open tab says "Session ended" at its next request, and the CLI token
 minted for them answers 401."""
@@ -72,11 +73,35 @@ def test_owner_invites_a_member_who_types_then_is_made_a_viewer_then_removed(
         assert authors["The owner's opening line (owner)"]["id"] == owner_id
         assert authors["The member's reply"] == {"kind": "person", "id": member_id, "token_id": None, "name": MEMBER_NAME}
 
+        # Your account: a new display name; Sessions lists this browser and another where they
+        # signed in, and signs the other out.
+        elsewhere = browser.new_context(viewport=VIEWPORT)
+        try:
+            other = elsewhere.new_page()
+            other.goto(f"{web_server.base_url}/signin")
+            other.get_by_label("Email").fill(MEMBER_EMAIL)
+            other.get_by_label("Password").fill(MEMBER_PASSWORD)
+            other.get_by_role("button", name="Sign in").click()
+            other.wait_for_url(lambda url: "/signin" not in url)
+            join.goto(f"{web_server.base_url}/settings/account")
+            expect(join.get_by_label("Display name")).to_have_value(MEMBER_NAME)
+            join.get_by_label("Display name").fill("Tess T.")
+            join.get_by_role("button", name="Save name").click()
+            expect(join.locator(".account [role=status]").first).to_contain_text("Your name is now “Tess T.”")
+            expect(join.locator("tr[data-session]")).to_have_count(2)
+            expect(join.locator("tr[data-current='yes']")).to_contain_text("Chrome on Linux · this one")
+            screenshot(join, "team-account")
+            join.locator("tr[data-current='no']").get_by_role("button", name="Sign out").click()
+            expect(join.locator("tr[data-session]")).to_have_count(1)
+            assert other.request.get(f"{web_server.base_url}/v1/account").status == 401
+        finally:
+            elsewhere.close()
+
         # The owner makes them a viewer: after a reload their editor is read-only, and the server
         # refuses a write from their session and from their CLI token, naming the role.
         members.reload()
         with members.expect_response(lambda r: f"/v1/members/{member_id}" in r.url and r.request.method == "PATCH") as changed:
-            members.get_by_label(f"Role of {MEMBER_NAME}").select_option("viewer")
+            members.get_by_label("Role of Tess T.").select_option("viewer")
         assert changed.value.status == 200
         member_note.reload()
         member_note.wait_for_selector(".editor .block .text")

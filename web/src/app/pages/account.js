@@ -9,22 +9,23 @@ import { el, fill, idempotencyKey, when } from "../dom.js";
 export function accountPage(app) {
   const message = el("p", { role: "status" });
   const say = (text, failed = false) => fill(message, el("span", { class: failed ? "error" : "quiet" }, text));
-  const name = el("input", { type: "text", name: "display_name", required: true, maxLength: 200, "aria-label": "Display name" });
+  const name = el("input", { type: "text", name: "display_name", required: true, maxLength: 200 });
   const email = el("p", { class: "quiet" });
-  const nameForm = el("form", { class: "search-form" }, name, el("button", { type: "submit" }, "Save name"));
+  const nameForm = el("form", { class: "search-form" }, el("label", {}, "Display name ", name), el("button", { type: "submit" }, "Save name"));
   nameForm.addEventListener("submit", async (event) => {
     event.preventDefault();
     try {
       const me = await app.api.json("PATCH", "/v1/account", { json: { display_name: name.value, idempotencyKey: idempotencyKey() } });
-      say(`Your name is now ${me.display_name}.`);
+      say(`Your name is now “${me.display_name}”.`);
     } catch (error) {
       say(explain(error, "Your name could not be changed"), true);
     }
   });
 
-  const current = el("input", { type: "password", name: "current_password", required: true, autocomplete: "current-password", "aria-label": "Current password" });
-  const next = el("input", { type: "password", name: "new_password", required: true, minLength: 8, autocomplete: "new-password", "aria-label": "New password" });
-  const passwordForm = el("form", { class: "search-form" }, current, next, el("button", { type: "submit" }, "Change password"));
+  const current = el("input", { type: "password", name: "current_password", required: true, autocomplete: "current-password" });
+  const next = el("input", { type: "password", name: "new_password", required: true, minLength: 8, autocomplete: "new-password" });
+  const passwordForm = el("form", { class: "search-form" },
+    el("label", {}, "Current password ", current), el("label", {}, "New password ", next), el("button", { type: "submit" }, "Change password"));
   passwordForm.addEventListener("submit", async (event) => {
     event.preventDefault();
     try {
@@ -41,7 +42,7 @@ export function accountPage(app) {
   const sessions = el("tbody");
   app.show("Your account", el("section", { class: "list account" },
     el("h1", {}, "Your account"), email, message,
-    el("h2", {}, "Display name"), nameForm,
+    nameForm,
     el("h2", {}, "Password"), passwordForm,
     el("h2", {}, "Sessions"),
     el("table", { class: "sessions-table" },
