@@ -14,8 +14,8 @@ from typing import Any
 from playwright.sync_api import expect
 
 from tests.api.conftest import Server
-from tests.web.conftest import ACTION_TIMEOUT_MS, VIEWPORT, screenshot
-from tests.web.helpers import click_end_of_block, create_note, open_note, wait_saved
+from tests.web.conftest import ACTION_TIMEOUT_MS, VIEWPORT, screenshot, sign_in, signin_url
+from tests.web.helpers import click_end_of_block, create_note, open_note, server_markdown, wait_saved
 
 MEMBER_EMAIL = "teammate@example.com"
 MEMBER_NAME = "Tess Teammate"
@@ -131,3 +131,38 @@ def test_owner_invites_a_member_who_types_then_is_made_a_viewer_then_removed(
             assert cli.get("/v1/notes").status_code == 401
     finally:
         joined.close()
+
+
+def test_an_ended_session_says_so_and_keeps_the_unsent_text_until_signed_in_again(
+        context: Any, web_server: Server, api: Any) -> None:
+    """Signed out elsewhere while a note is open: what is typed next is refused with a 401, the top
+    bar says "Session ended — sign in again", the device log keeps the text, and once signed in
+    again through that link (in a tab of its own) the open tab sends the text and the notice goes."""
+    note_id = create_note(api, "Before the session ended", title="Kept on the device")
+    page = context.new_page()
+    page.goto(signin_url(web_server, f"/notes/{note_id}"))
+    sign_in(page, web_server)
+    page.wait_for_selector(".editor .block .text")
+    wait_saved(page)
+    mine = next(s for s in page.request.get(f"{web_server.base_url}/v1/sessions").json()["items"] if s["current"])
+    csrf = page.evaluate("window.fastpad.config.csrfToken")
+    assert page.request.delete(f"{web_server.base_url}/v1/sessions/{mine['id']}", headers={"x-csrf-token": csrf}).status == 204
+
+    click_end_of_block(page, 0)
+    page.keyboard.type(" and after")
+    expect(page.locator(".session-ended")).to_have_text("Session ended — sign in again")
+    expect(page.locator(".sync-status")).to_have_attribute("data-state", "session-ended")
+    unsent = page.evaluate(f"async () => (await window.fastpad.store.log('{note_id}')).filter((entry) => !entry.acked).length")
+    assert unsent > 0
+    assert "and after" not in server_markdown(api, note_id)
+    screenshot(page, "team-session-ended-unsent")
+
+    # Signing in opens in another tab, so this one lives on and sends what it kept.
+    with context.expect_page() as opened:
+        page.get_by_role("link", name="sign in again").click()
+    sign_in(opened.value, web_server)
+    page.bring_to_front()
+    page.evaluate("() => window.dispatchEvent(new Event('focus'))")
+    wait_saved(page)
+    expect(page.locator(".session-ended")).to_have_count(0)
+    assert "Before the session ended and after" in server_markdown(api, note_id)

@@ -68,6 +68,10 @@ class App {
     this.page = null;
     this.palette = new Palette(this);
     api.onSessionEnded = () => this._sessionEnded();
+    api.onSessionResumed = () => {
+      this.sessionNotice?.remove();
+      this.sessionNotice = null;
+    };
   }
 
   async start() {
@@ -156,13 +160,14 @@ class App {
     this._renderSidebar();
   }
 
-  // Any request answered 401 (signed out elsewhere, or removed from the workspace): the top bar
-  // says so until the page is left. Unsent edits stay in the device log (sync keeps its queue at
-  // a 401), and are sent when this note is next opened signed in.
+  // A request answered 401 (signed out elsewhere, or removed from the workspace): the top bar says
+  // so until a request is answered again. Sync keeps its queue at a 401, so unsent edits stay on
+  // this device; signing in opens in another tab, so this one (and, in a browser that keeps no
+  // local copy, the edits only it holds) lives on and sends them once that sign-in lands.
   _sessionEnded() {
-    if (this.sessionNotice) return;
     const next = encodeURIComponent(location.pathname + location.search);
-    this.sessionNotice = el("p", { class: "session-ended", role: "alert" }, "Session ended — ", el("a", { href: `/signin?next=${next}` }, "sign in again"));
+    this.sessionNotice = el("p", { class: "session-ended", role: "alert" }, "Session ended — ",
+      el("a", { href: `/signin?next=${next}`, target: "_blank" }, "sign in again"));
     this.topbar.append(this.sessionNotice);
   }
 

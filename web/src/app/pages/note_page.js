@@ -15,7 +15,7 @@ const HINTS = {
   saved: "",
   saving: "",
   offline: "Your edits are kept on this device and will be sent when the connection returns.",
-  "session-ended": "Sign in again (in another tab) — your edits are kept here and will be sent then.",
+  "session-ended": "Your edits are kept on this device and are sent once you sign in again.",
   deleted: "This note no longer exists on the server. Your text stays on screen: copy what you need.",
   trashed: "Someone moved this note to the trash. Restore it to keep saving; your edits are kept.",
   fault: "The server failed to save. Fastpad keeps trying; your edits are kept.",
