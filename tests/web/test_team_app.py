@@ -51,6 +51,17 @@ def test_owner_invites_a_member_who_types_then_is_made_a_viewer_then_removed(
         join.goto(f"{web_server.base_url}/")
         expect(join.locator(".sidebar").get_by_role("link", name="Shared plan")).to_be_visible()
         member_id = join.evaluate("window.fastpad.config.personId")
+        # A member sees the people but is offered none of the managing controls.
+        join.get_by_role("link", name="Members").click()
+        expect(join.locator(f"tr[data-person='{member_id}']")).to_contain_text("(you)")
+        assert join.locator(".members select, .members button, .invite-form").count() == 0
+        # Inviting someone who is already a member is refused with a sentence that says so.
+        members.get_by_label("Email to invite").fill(MEMBER_EMAIL)
+        members.get_by_role("button", name="Invite").click()
+        expect(members.locator(".issued .error")).to_contain_text(f"{MEMBER_EMAIL} could not be invited: ")
+        expect(members.locator(f"tr[data-person='{member_id}']")).to_contain_text(MEMBER_NAME)  # both lists read again
+        expect(members.locator(".invitations li")).to_have_text("No invitation is waiting.")
+        screenshot(members, "team-invite-refused")
         cli_token = web_server.mint("notes:read,notes:write", "--person", MEMBER_EMAIL, "--label", "teammate's CLI")["token"]
 
         # Both type into one note; each sees the other's words.

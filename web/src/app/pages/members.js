@@ -17,7 +17,8 @@ export function membersPage(app) {
   const pending = el("ul", { class: "invitations" });
   const issued = el("div", { class: "issued", role: "status" });
   const message = el("p", { class: "quiet", role: "status" });
-  const invite = manages ? inviteForm(app, issued, () => loadInvitations()) : null;
+  // After an invitation, sent or refused, both lists are read again: who joined meanwhile shows.
+  const invite = manages ? inviteForm(app, issued, () => Promise.all([loadMembers(), loadInvitations()])) : null;
   app.show("Members", el("section", { class: "list members" },
     el("h1", {}, "Members"),
     el("table", { class: "members-table" },
@@ -63,12 +64,12 @@ function inviteForm(app, issued, invited) {
       fill(issued, issuedLink(made));
       form.reset();
       role.value = "member";
-      invited();
     } catch (error) {
       fill(issued, el("p", { class: "error" }, explain(error, `${email.value} could not be invited`)));
     } finally {
       send.disabled = false;
     }
+    invited();
   });
   return form;
 }
