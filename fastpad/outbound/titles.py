@@ -11,7 +11,9 @@ construction. The caller looks up which of those names its floor does not admit
 out, its name too (a name is text its writer chose), with ``properties_below_floor`` counting them.
 A former title is held as it was while it was the title: a note's ``aliases`` (beside its id, or
 beside the ``note`` it belongs to, as a note's links carry them) lose the ones below the floor,
-``aliases_below_floor`` counting them.
+``aliases_below_floor`` counting them. A row grouped by a property (``group_by``, on the row's page
+or given) that is below the floor for that row's note falls in the no-value group: ``group`` is
+its value.
 An answer that already says what its read left out (a ``hidden`` list, as search has) also says
 how many titles it stood in for (:func:`count_held_titles`).
 
@@ -51,12 +53,14 @@ def named_note_ids(value: Any) -> set[str]:
     return found
 
 
-def hold_names(value: Any, below: BelowFloor) -> Any:
-    """``value`` with every title and property in ``below`` stood in for or left out."""
+def hold_names(value: Any, below: BelowFloor, *, group_by: str | None = None) -> Any:
+    """``value`` with every title and property in ``below`` stood in for or left out; ``group_by``:
+    the property the rows in ``value`` are grouped by, when ``value`` does not say it itself."""
     if not below:
         return value
     if isinstance(value, Mapping):
-        held = {k: hold_names(v, below) for k, v in value.items()}
+        group_by = value["group_by"] if isinstance(value.get("group_by"), str) else group_by
+        held = {k: hold_names(v, below, group_by=group_by) for k, v in value.items()}
         note_id = _note_of(value)
         if note_id is not None:
             if note_id in below.titles and isinstance(value.get("title"), str):
@@ -64,13 +68,15 @@ def hold_names(value: Any, below: BelowFloor) -> Any:
             if isinstance(value.get("properties"), Mapping) and note_id in below.properties:
                 held["properties"] = below.shown_properties(note_id, value["properties"])
                 held[PROPERTIES_BELOW_FLOOR] = len(value["properties"]) - len(held["properties"])
+            if "group" in value and group_by in below.properties.get(note_id, ()):
+                held["group"] = None
         aliased = _aliases_of(value)
         if aliased is not None and aliased in below.aliases:
             held["aliases"] = [a for a in value["aliases"] if a not in below.aliases[aliased]]
             held[ALIASES_BELOW_FLOOR] = len(value["aliases"]) - len(held["aliases"])
         return held
     if isinstance(value, (list, tuple)):
-        return [hold_names(item, below) for item in value]
+        return [hold_names(item, below, group_by=group_by) for item in value]
     return value
 
 
