@@ -13,7 +13,8 @@ A former title is held as it was while it was the title: a note's ``aliases`` (b
 beside the ``note`` it belongs to, as a note's links carry them) lose the ones below the floor,
 ``aliases_below_floor`` counting them. A row grouped by a property (``group_by``, on the row's page
 or given) that is below the floor for that row's note falls in the no-value group: ``group`` is
-its value.
+its value. An edge's ``target_title`` names its ``target`` (a link made by id copies the target's
+title into it): it is held with that note's title.
 An answer that already says what its read left out (a ``hidden`` list, as search has) also says
 how many titles it stood in for (:func:`count_held_titles`).
 
@@ -70,6 +71,10 @@ def hold_names(value: Any, below: BelowFloor, *, group_by: str | None = None) ->
                 held[PROPERTIES_BELOW_FLOOR] = len(value["properties"]) - len(held["properties"])
             if "group" in value and group_by in below.properties.get(note_id, ()):
                 held["group"] = None
+        target = value.get("target")
+        if (isinstance(value.get("target_title"), str) and isinstance(target, Mapping)
+                and _note_of(target) in below.titles):
+            held["target_title"] = TITLE_BELOW_FLOOR
         aliased = _aliases_of(value)
         if aliased is not None and aliased in below.aliases:
             held["aliases"] = [a for a in value["aliases"] if a not in below.aliases[aliased]]

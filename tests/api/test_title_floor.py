@@ -42,6 +42,9 @@ def test_an_agents_and_a_captures_titles_stay_below_another_agents_floor(
         signed_in.post(f"/v1/notes/{capture}/blocks/{block['block_id']}/mark-reviewed").raise_for_status()
     linking = owner.post("/v1/notes", json={"title": f"Index {word}",
                                             "markdown": f"See [[{injected}]] and [[{capture_title}]].\n"}).json()["id"]
+    # A link made by id copies its target's title into the edge's target_title.
+    signed_in.post("/v1/links", json={"source_note_id": linking, "type": "related", "target_note_id": agents}
+                   ).raise_for_status()
     held = {agents: injected, capture: capture_title}
 
     with server.client(server.mint(READER, "--label", "tests: title reader")["token"]) as agent:
@@ -64,6 +67,7 @@ def test_an_agents_and_a_captures_titles_stay_below_another_agents_floor(
 
         outgoing = agent.get(f"/v1/notes/{linking}/links").json()["outgoing"]
         assert {e["target"]["id"]: e["target"]["title"] for e in outgoing} == dict.fromkeys(held, TITLE_BELOW_FLOOR)
+        assert {e["target_title"] for e in outgoing} == {TITLE_BELOW_FLOOR}, "the link's copy of the title too"
         neighbours = agent.get(f"/v1/notes/{linking}/neighbors").json()["items"]
         assert {e["target"]["title"] for e in neighbours} == {TITLE_BELOW_FLOOR}
 
