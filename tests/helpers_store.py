@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta, timezone
 
+import psycopg
 from argon2 import PasswordHasher
 
 from fastpad.knowledge.notes import NoteService
@@ -116,3 +117,20 @@ def lexical(tx: WorkspaceTx, text: str, *, include_archived: bool = False, limit
 def feed_rows(tx: WorkspaceTx) -> list[FeedRow]:
     """The workspace's whole change feed, in order."""
     return tx.feed.read(after_seq=0, upto_seq=tx.feed.head(), limit=100_000)
+
+
+def undo_migration(store: Store, workspace_id: str, version: int, statements: list[str]) -> None:
+    """Take ``store`` back to before migration ``version`` (``statements`` undo what it added) and
+    close it: reopening the store then runs that migration over a database the earlier version
+    left, with whatever today's write path wrote behind it."""
+    statements = [*statements, f"DELETE FROM schema_migrations WHERE version = {version}"]
+    owner_url = getattr(store, "owner_url", None)  # PostgreSQL: only the owner alters tables
+    if owner_url is not None:
+        with psycopg.connect(owner_url, autocommit=True) as conn:
+            for statement in statements:
+                conn.execute(statement)
+    else:
+        with store.write(workspace_id) as tx:
+            for statement in statements:
+                tx._x(statement)  # noqa: SLF001 - a test reaching under the store on purpose
+    store.close()

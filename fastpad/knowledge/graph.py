@@ -9,7 +9,8 @@ Every read respects the credential's note set: an edge whose far end the
 credential cannot see is not returned at all, and a chain stops before such a
 note. Agents are never handed an inferred edge (``trust.edge_walkable``), a walk
 for search, context or ask follows none for anyone (``neighbors(walking=True)``), and
-evidence text below the read's trust floor is withheld (``trust.admits``).
+evidence text below the read's trust floor is withheld (``trust.admits``), and with it
+the link text copied from that block (``target_title``).
 Notes in the trash are not reached; archived notes are (archive keeps a note
 linkable).
 
@@ -48,6 +49,7 @@ from fastpad.knowledge.trust import (
 )
 from fastpad.knowledge.wikilinks import MAX_TITLE, evidence_window, title_key
 from fastpad.notes import is_ulid, new_id
+from fastpad.outbound.titles import TITLE_BELOW_FLOOR
 from fastpad.security.principals import WIDER_NOTE_SET, Principal
 from fastpad.security.scopes import GRAPH_READ, NOTES_WRITE
 from fastpad.store import Store, WorkspaceTx, utcnow
@@ -407,7 +409,8 @@ class GraphService:
         shown = not link.evidence_text or admits(floor, link.evidence_origin, link.evidence_review_state)
         return Edge(
             id=link.id, type=link.type, direction=row.direction, source=source, target=target,
-            target_title=link.target_title, status=link.status,
+            # The link text is copied from the block, so it is held back with the rest of the evidence.
+            target_title=link.target_title if shown else TITLE_BELOW_FLOOR, status=link.status,
             confidence=decayed_confidence(link.confidence, link.created_at, now), derivation=link.derivation,
             evidence=Evidence(link.source_block_id, link.evidence_text if shown else None, link.evidence_origin,
                               link.evidence_review_state, withheld=not shown),

@@ -6,7 +6,9 @@ text that was committed:
 
 - A new title becomes the note's current title; the title it replaces stays
   as an alias (so ``[[Old title]]`` keeps resolving), and every unresolved
-  link to the new title now points at this note.
+  link to the new title now points at this note. Each title keeps the
+  provenance the note row stamps on it, as an alias too (held to a reader's
+  trust floor by ``outbound.titles``).
 - Every ``[[Title]]`` / ``@mention`` in the blocks is one ``mentions`` edge per
   (block, title), and every embed ``![[Title]]`` one ``embeds`` edge, with the
   text around it as evidence. Edges for links that
@@ -60,8 +62,14 @@ def project_links(tx: WorkspaceTx, write: NoteWrite) -> None:
 
     # One locking step, before anything is written (see LinkStore.lock_titles).
     links.lock_titles([k for _, k, _ in new] + ([key] if retitle and key else []))
-    if retitle and links.set_title(write.note_id, write.title or "", key, write.at) and key:
-        links.attach_forward_links(write.note_id, key, write.at)
+    # The title's provenance as the note row now holds it (this write's stamp, or the one it kept):
+    # the title row carries it, and takes it along when a later title makes it an alias.
+    if retitle:
+        stamped = tx.name_provenance([write.note_id])[write.note_id].title
+        if links.set_title(write.note_id, write.title or "", key, write.at, stamped) and key:
+            links.attach_forward_links(write.note_id, key, write.at)
+    elif write.title_provenance is not None:
+        links.stamp_title(write.note_id, write.title_provenance)
     if blocks is None:
         return
 

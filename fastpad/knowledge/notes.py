@@ -653,8 +653,12 @@ def _markdown_for(principal: Principal, view: NoteView, below: BelowFloor) -> st
 
 
 def _names_below(tx: WorkspaceTx, note_ids: Iterable[str], floor: TrustFloor) -> BelowFloor:
+    note_ids = list(note_ids)
     stamped = tx.name_provenance(note_ids)
+    former = tx.links.alias_provenance(note_ids)
     return BelowFloor(
+        aliases={n: below for n, titles in former.items()
+                 if (below := frozenset(t for t, pair in titles.items() if not admits(floor, *pair)))},
         titles=frozenset(n for n, names in stamped.items() if not admits(floor, *names.title)),
         properties={n: below for n, names in stamped.items()
                     if (below := frozenset(k for k, pair in names.properties.items() if not admits(floor, *pair)))},

@@ -10,7 +10,10 @@ canonical Markdown (anchors kept, so a published block can be linked to), with e
 secret masked by the same rules agents' reads are masked by; types and properties are
 the workspace's metadata and stay out. A ``[[link]]`` to another note becomes a link to
 that note's public page when it is published too, and its plain text otherwise: a
-published page never names an unpublished note's id.
+published page never names an unpublished note's id. Either way the link shows the words the
+linking block wrote, never the target's title: a title an unreviewed agent or inbound text set
+on the target (held below an agent's floor, issue 29) does not reach anyone through a page that
+links it.
 
 To an anonymous caller, a note that was never published, one that was unpublished,
 trashed or deleted, and an id that never existed are one case: the public read makes

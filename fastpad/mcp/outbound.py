@@ -153,7 +153,7 @@ def _names_held(call: Call, output: ToolOutput) -> ToolOutput:
     below = call.deployment.notes.names_below(call.principal, named, call.floor)
     if not below:
         return output
-    items = hold_names(list(output.items), below)
+    items = hold_names(list(output.items), below, group_by=output.data.get("group_by"))
     data = count_held_titles(hold_names(output.data, below), below,
                              lambda n: below_floor(n, "titles", call.floor).as_dict(), naming=[output.data, items])
     return dataclasses.replace(

@@ -102,18 +102,36 @@ class LinkStore:
 
     def aliases(self, note_ids: Iterable[str]) -> dict[str, list[str]]:
         """Former titles per note (newest first), for the notes that have any."""
-        wanted = sorted(set(note_ids))
-        if not wanted:
-            return {}
-        rows = self._x(
-            "SELECT note_id, title FROM note_titles WHERE workspace_id = ? AND retired_at IS NOT NULL"
-            f" AND {self._d.in_ids('note_id')} ORDER BY note_id, retired_at DESC, key",
-            (self.workspace_id, self._d.ids(wanted)),
-        ).fetchall()
         found: dict[str, list[str]] = {}
-        for note_id, title in rows:
+        for note_id, title, _ in self._former_titles(note_ids):
             found.setdefault(note_id, []).append(title)
         return found
+
+    def alias_provenance(self, note_ids: Iterable[str]) -> dict[str, dict[str, tuple[str, str]]]:
+        """Per note that has any, each former title -> the (origin, review state) it had as the
+        title: what holds an alias to a reader's trust floor as its title was held."""
+        found: dict[str, dict[str, tuple[str, str]]] = {}
+        for note_id, title, provenance in self._former_titles(note_ids):
+            found.setdefault(note_id, {})[title] = provenance
+        return found
+
+    def _former_titles(self, note_ids: Iterable[str]) -> list[tuple[str, str, tuple[str, str]]]:
+        wanted = sorted(set(note_ids))
+        if not wanted:
+            return []
+        rows = self._x(
+            "SELECT note_id, title, origin, review_state FROM note_titles WHERE workspace_id = ?"
+            f" AND retired_at IS NOT NULL AND {self._d.in_ids('note_id')} ORDER BY note_id, retired_at DESC, key",
+            (self.workspace_id, self._d.ids(wanted)),
+        ).fetchall()
+        return [(r[0], r[1], (r[2], r[3])) for r in rows]
+
+    def stamp_title(self, note_id: str, provenance: tuple[str, str]) -> None:
+        """The current title's (origin, review state), kept in step with the note's own stamp so
+        that the title takes it along when it becomes an alias."""
+        self._tx._w()  # noqa: SLF001
+        self._x("UPDATE note_titles SET origin = ?, review_state = ? WHERE workspace_id = ? AND note_id = ?"
+                " AND retired_at IS NULL", (*provenance, self.workspace_id, note_id))
 
     def current_title(self, note_id: str) -> TitleRow | None:
         row = self._x(
@@ -123,17 +141,17 @@ class LinkStore:
         ).fetchone()
         return TitleRow(row[0], row[1], row[2], self._d.ts_out(row[3]), None) if row else None
 
-    def set_title(self, note_id: str, title: str, key: str, at: datetime) -> bool:
-        """Make ``title`` the note's current title; the one it replaces becomes an
-        alias. Returns True when the current title changed. A blank key only
-        retires the current title."""
+    def set_title(self, note_id: str, title: str, key: str, at: datetime, provenance: tuple[str, str]) -> bool:
+        """Make ``title`` the note's current title, stamped ``provenance`` (origin, review
+        state); the one it replaces becomes an alias and keeps its own. Returns True when the
+        current title changed. A blank key only retires the current title."""
         self._tx._w()  # noqa: SLF001
         d, ws = self._d, self.workspace_id
         current = self.current_title(note_id)
         if current is not None and current.key == key:
             if current.title != title:  # same key, new spelling: not a rename
-                self._x("UPDATE note_titles SET title = ? WHERE workspace_id = ? AND note_id = ? AND key = ?",
-                        (title, ws, note_id, key))
+                self._x("UPDATE note_titles SET title = ?, origin = ?, review_state = ?"
+                        " WHERE workspace_id = ? AND note_id = ? AND key = ?", (title, *provenance, ws, note_id, key))
             return False
         if current is not None and current.title == title:
             # Same title, different key: a key computed by an older normaliser. Replace it, no alias.
@@ -144,10 +162,11 @@ class LinkStore:
                     (d.ts(at), ws, note_id, current.key))
         if key:
             self._x(
-                "INSERT INTO note_titles (workspace_id, note_id, key, title, since, retired_at)"
-                " VALUES (?, ?, ?, ?, ?, NULL) ON CONFLICT (note_id, key) DO UPDATE SET title = excluded.title,"
-                " since = excluded.since, retired_at = NULL",
-                (ws, note_id, key, title, d.ts(at)),
+                "INSERT INTO note_titles (workspace_id, note_id, key, title, since, retired_at, origin, review_state)"
+                " VALUES (?, ?, ?, ?, ?, NULL, ?, ?) ON CONFLICT (note_id, key) DO UPDATE SET title = excluded.title,"
+                " since = excluded.since, retired_at = NULL, origin = excluded.origin,"
+                " review_state = excluded.review_state",
+                (ws, note_id, key, title, d.ts(at), *provenance),
             )
         return True
 

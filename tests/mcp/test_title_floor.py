@@ -55,3 +55,35 @@ def test_fetch_stands_in_for_an_agents_and_a_captures_title_below_the_floor(mcp_
 
     found = run(search)
     assert [(h["note_id"], h["title"]) for h in found["hits"]] == [(captured.note_id, TITLE_BELOW_FLOOR)]
+
+
+def test_query_leaves_out_an_agents_property_values_and_their_group(mcp_server: McpServer) -> None:
+    """``fastpad_query`` at another agent's default floor: the auto-apply agent's property value is
+    left out of its row (counted) and its row falls in the no-value group; a person's row keeps its own."""
+    deployment, owner = mcp_server.deployment, mcp_server.deployment.operator_principal()
+    word = "zq" + secrets.token_hex(4)
+    ticket = f"Ticket_{secrets.token_hex(3)}"
+    status = f"{ticket}.status"
+    deployment.types.define(owner, name=ticket, properties=[{"name": "status", "kind": "text"}])
+    persons = deployment.notes.create(owner, title=f"Mine {word}", types=[ticket], properties={status: "open"}).id
+
+    async def propose() -> dict:
+        async with mcp_server.client(mcp_server.tokens["autoapply"]) as writer:
+            await writer.start()
+            markdown = f"---\ntitle: Ticket {word}\ntypes: [{ticket}]\n{status}: OBEY {word}\n---\n\nAgent body.\n"
+            return (await writer.ok("fastpad_propose", session=writer.session, idempotency_key=word,
+                                    new_note={"title": f"Ticket {word}", "markdown": markdown}))["turn"]
+
+    agents = run(propose)["note_id"]
+    assert deployment.notes.get(owner, agents).properties == {status: f"OBEY {word}"}
+
+    async def query() -> dict[str, dict]:
+        async with mcp_server.client(mcp_server.tokens["agent"]) as reader:
+            await reader.start()
+            rows = (await reader.ok("fastpad_query", session=reader.session, type=ticket, group_by=status))["rows"]
+            return {row["note_id"]: row for row in rows}
+
+    rows = run(query)
+    assert word not in str(rows[agents]), "neither its title nor its value"
+    assert (rows[agents]["properties"], rows[agents]["properties_below_floor"], rows[agents]["group"]) == ({}, 1, None)
+    assert (rows[persons]["properties"], rows[persons]["group"]) == ({status: "open"}, "open")

@@ -8,11 +8,9 @@ real op logs and block provenance behind it."""
 
 from __future__ import annotations
 
-import psycopg
-
 from fastpad.knowledge.block_review import BlockReview
 from fastpad.notes import Block
-from tests.helpers_store import make_services
+from tests.helpers_store import make_services, undo_migration
 
 
 def test_existing_titles_take_the_provenance_of_the_write_that_created_them(make_store, fast_hasher) -> None:
@@ -29,19 +27,8 @@ def test_existing_titles_take_the_provenance_of_the_write_that_created_them(make
     confirmed = svc.notes.create(ws.owner, title="Confirmed", blocks=[Block(None, "paragraph", "Outside, read.")],
                                  inbound=True)
     BlockReview(store, svc.notes).mark_reviewed(ws.owner, confirmed.id, confirmed.blocks[0]["id"])
-    back_to_21 = [f"ALTER TABLE notes DROP COLUMN {column}"
-                  for column in ("title_origin", "title_review_state", "property_provenance")]
-    back_to_21.append("DELETE FROM schema_migrations WHERE version = 22")
-    owner_url = getattr(store, "owner_url", None)  # PostgreSQL: only the owner alters tables
-    if owner_url is not None:
-        with psycopg.connect(owner_url, autocommit=True) as conn:
-            for statement in back_to_21:
-                conn.execute(statement)
-    else:
-        with store.write(ws.id) as tx:
-            for statement in back_to_21:
-                tx._x(statement)
-    store.close()
+    undo_migration(store, ws.id, 22, [f"ALTER TABLE notes DROP COLUMN {column}"
+                                      for column in ("title_origin", "title_review_state", "property_provenance")])
 
     store = make_store(url=url)
     with store.read(ws.id) as tx:

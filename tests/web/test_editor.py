@@ -474,7 +474,7 @@ def test_a_session_ended_elsewhere_keeps_the_text_and_says_to_sign_in(browser: A
         page.keyboard.press("End")
         page.keyboard.type(" continued")
         page.wait_for_selector(".sync-status[data-state='session-ended']")
-        assert "Sign in again" in page.locator(".sync-status").text_content()
+        assert page.locator(".session-ended").text_content() == "Session ended — sign in again"
         assert block_texts(page) == ["draft continued"]
         other.goto(f"{web_server.base_url}/signin")
         sign_in(other, web_server)

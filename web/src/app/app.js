@@ -10,10 +10,12 @@ import { el, fill, idempotencyKey, link } from "./dom.js";
 import { CollectionsIndex } from "./collections_index.js";
 import { explain } from "./explain.js";
 import { NotesIndex } from "./notes_index.js";
+import { accountPage } from "./pages/account.js";
 import { auditPage } from "./pages/audit.js";
 import { collectionPage, newCollectionPage } from "./pages/collections.js";
 import { folderPage, importPage } from "./pages/imports.js";
 import { listPage } from "./pages/lists.js";
+import { membersPage } from "./pages/members.js";
 import { NotePage } from "./pages/note_page.js";
 import { searchPage } from "./pages/search.js";
 import { typesPage } from "./pages/types.js";
@@ -32,6 +34,8 @@ const ROUTES = [
   [/^\/search$/, () => ({ kind: "search", query: new URLSearchParams(location.search).get("q") ?? "" })],
   [/^\/import$/, () => ({ kind: "import" })],
   [/^\/audit$/, () => ({ kind: "audit" })],
+  [/^\/settings\/members$/, () => ({ kind: "members" })],
+  [/^\/settings\/account$/, () => ({ kind: "account" })],
   [/^\/collections\/new$/, () => ({ kind: "new-collection" })],
   [/^\/collections\/([0-9A-HJKMNP-TV-Z]{26})$/, (match) => ({ kind: "collection", id: match[1] })],
   [/^\/folders\/(.+)$/, (match) => ({ kind: "folder", folder: match[1].split("/").map(decodeURIComponent).join("/") })],
@@ -63,6 +67,11 @@ class App {
     this.collections = new CollectionsIndex(api, feed);
     this.page = null;
     this.palette = new Palette(this);
+    api.onSessionEnded = () => this._sessionEnded();
+    api.onSessionResumed = () => {
+      this.sessionNotice?.remove();
+      this.sessionNotice = null;
+    };
   }
 
   async start() {
@@ -126,6 +135,8 @@ class App {
         el("a", { href: "/import", dataset: { link: "" } }, "Import"),
         el("a", { href: "/agent-activity" }, "Review & agent activity"),
         el("a", { href: "/settings/tokens" }, "Agents & tokens"),
+        el("a", { href: "/settings/members", dataset: { link: "" } }, "Members"),
+        el("a", { href: "/settings/account", dataset: { link: "" } }, "Your account"),
         ["owner", "admin"].includes(this.config.role) ? el("a", { href: "/audit", dataset: { link: "" } }, "Audit log") : null,
         el(
           "form",
@@ -147,6 +158,17 @@ class App {
     this.main = el("main", { class: "page", id: "page" });
     fill(this.root, el("div", { class: "shell" }, this.sidebar, el("div", { class: "content" }, this.topbar, this.main)));
     this._renderSidebar();
+  }
+
+  // A request answered 401 (signed out elsewhere, or removed from the workspace): the top bar says
+  // so until a request is answered again. Sync keeps its queue at a 401, so unsent edits stay on
+  // this device; signing in opens in another tab, so this one (and, in a browser that keeps no
+  // local copy, the edits only it holds) lives on and sends them once that sign-in lands.
+  _sessionEnded() {
+    const next = encodeURIComponent(location.pathname + location.search);
+    this.sessionNotice = el("p", { class: "session-ended", role: "alert" }, "Session ended — ",
+      el("a", { href: `/signin?next=${next}`, target: "_blank" }, "sign in again"));
+    this.topbar.append(this.sessionNotice);
   }
 
   _renderSidebar() {
@@ -227,6 +249,10 @@ class App {
       this.page = importPage(this);
     } else if (target.kind === "audit") {
       if (await loadIndex()) this.page = auditPage(this); // note titles for its note filter and rows
+    } else if (target.kind === "members") {
+      this.page = membersPage(this);
+    } else if (target.kind === "account") {
+      this.page = accountPage(this);
     } else if (target.kind === "types") {
       this.page = typesPage(this);
     } else if (target.kind === "collection") {

@@ -21,6 +21,11 @@ export class Api {
     this.csrfToken = csrfToken;
     this.base = base;
     this.early = new Map(); // URL -> a GET already on its way (prefetch)
+    // Called at a 401 (signed out elsewhere, or the person was removed), and at the first answer
+    // after it that is not one (signed in again, in another tab).
+    this.sessionEnded = false;
+    this.onSessionEnded = () => {};
+    this.onSessionResumed = () => {};
   }
 
   // Starts a GET before anything asks for it (while the wasm compiles, say); the first
@@ -76,6 +81,10 @@ export class Api {
     } catch (error) {
       if (error?.name === "AbortError") throw error;
       throw new ApiError({ detail: "The server could not be reached." });
+    }
+    if ((response.status === 401) !== this.sessionEnded) {
+      this.sessionEnded = !this.sessionEnded;
+      (this.sessionEnded ? this.onSessionEnded : this.onSessionResumed)();
     }
     if (!response.ok) throw await problemOf(response);
     return response;

@@ -37,7 +37,7 @@ export const STATES = {
   saved: "Saved",
   saving: "Saving…",
   offline: "No connection",
-  "session-ended": "Session ended",
+  "session-ended": "Not sent", // the app's top bar says why, with the link to sign in again
   deleted: "Note deleted",
   trashed: "Note in the trash",
   fault: "Server fault",

@@ -15,7 +15,7 @@ const HINTS = {
   saved: "",
   saving: "",
   offline: "Your edits are kept on this device and will be sent when the connection returns.",
-  "session-ended": "Sign in again (in another tab) — your edits are kept here and will be sent then.",
+  "session-ended": "Your edits are kept on this device and are sent once you sign in again.",
   deleted: "This note no longer exists on the server. Your text stays on screen: copy what you need.",
   trashed: "Someone moved this note to the trash. Restore it to keep saving; your edits are kept.",
   fault: "The server failed to save. Fastpad keeps trying; your edits are kept.",
@@ -142,22 +142,29 @@ export class NotePage {
     const summary = this._summary();
     const trashed = summary?.trashed ?? false;
     const archived = summary?.archived ?? false;
+    // A viewer reads (and comments); the server refuses their ops, so nothing here offers a write.
+    const viewer = this.app.config.role === "viewer";
     const action = (label, verb) => el("button", { type: "button", onclick: () => this._lifecycle(verb) }, label);
     const published = !trashed && this.publication?.published;
     fill(this.actions,
       published ? el("a", { class: "public-link", href: `/n/${this.noteId}`, target: "_blank", rel: "noopener" }, "Public page") : null,
-      trashed || !this.publication ? null
-        : el("button", { type: "button", onclick: () => this._publish(!published) }, published ? "Unpublish" : "Publish"),
-      trashed ? action("Restore", "restore") : archived ? action("Unarchive", "unarchive") : action("Archive", "archive"),
-      trashed ? null : action("Move to trash", "trash"),
+      viewer ? null : [
+        trashed || !this.publication ? null
+          : el("button", { type: "button", onclick: () => this._publish(!published) }, published ? "Unpublish" : "Publish"),
+        trashed ? action("Restore", "restore") : archived ? action("Unarchive", "unarchive") : action("Archive", "archive"),
+        trashed ? null : action("Move to trash", "trash"),
+      ],
     );
-    this.banner.hidden = !trashed && !archived;
+    this.banner.hidden = !trashed && !archived && !viewer;
     this.banner.textContent = trashed
       ? "This note is in the trash. Restore it to edit and find it again."
-      : archived
-        ? "This note is archived: it stays linkable and exportable, and search leaves it out."
-        : "";
-    this.editor.setReadOnly(trashed);
+      : viewer
+        ? "You can read and comment; a viewer cannot edit."
+        : archived
+          ? "This note is archived: it stays linkable and exportable, and search leaves it out."
+          : "";
+    this.editor.setReadOnly(trashed || viewer);
+    this.title.contentEditable = trashed || viewer ? "false" : "plaintext-only";
   }
 
   async _lifecycle(verb) {
