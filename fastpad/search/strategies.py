@@ -18,7 +18,7 @@ from fastpad.knowledge.trust import WALKED_BY_SEARCH
 from fastpad.knowledge.wikilinks import title_key
 from fastpad.search.fusion import GRAPH, LEXICAL, RECENCY, RankedList, StrategyHit, collapse_by_note
 from fastpad.search.hybrid import SearchRequest
-from fastpad.search.query import lexical_match
+from fastpad.search.query import every_word_match, lexical_match
 from fastpad.store import WorkspaceTx
 from fastpad.store.search_index import SearchFilter
 
@@ -54,7 +54,8 @@ class LexicalStrategy:
         tx: WorkspaceTx = request.context["tx"]
         flt = request.context["filter"]
         match = lexical_match(request.parsed, tx.search_index.backend)
-        blocks = tx.search_index.lexical_blocks(match, flt, limit=request.depth * self.blocks_per_note)
+        blocks = tx.search_index.lexical_blocks(match, flt, limit=request.depth * self.blocks_per_note,
+                                                every_word=every_word_match(request.parsed, tx.search_index.backend))
         titles = dict(tx.search_index.lexical_titles(match, flt, limit=request.depth))
         best: dict[str, float] = {}
         anchors: dict[str, list[str]] = {}

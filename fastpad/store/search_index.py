@@ -360,22 +360,26 @@ class SearchIndex:
 
     # ------------------------------------------------------------------ strategy reads
 
-    def lexical_blocks(self, match: str, flt: SearchFilter, *, limit: int) -> list[BlockHit]:
+    def lexical_blocks(self, match: str, flt: SearchFilter, *, limit: int, every_word: str = "") -> list[BlockHit]:
         """Blocks matching ``match`` best first: an FTS5 MATCH expression on SQLite,
-        ``to_tsquery`` input on PostgreSQL (see fastpad/search/query.py)."""
+        ``to_tsquery`` input on PostgreSQL (see fastpad/search/query.py). On PostgreSQL the blocks
+        also matching ``every_word`` (``query.every_word_match``) come first, each scored its rank
+        plus the best rank returned, so a note's score keeps them ahead where titles are added."""
         if flt.sees_nothing or not match:
             return []
         where, params = self._note_filter(flt, "b")
         if self._d.name == "postgres":
             scoped, source, scoped_params = self._note_set_rows("blocks", "note_id", flt)
+            holds, holds_params = ("b.tsv @@ to_tsquery('english', ?)", [every_word]) if every_word else ("false", [])
             rows = self._x(
-                f"{scoped}SELECT b.note_id, b.block_id, ts_rank_cd(b.tsv, q.q) AS s"
+                f"{scoped}SELECT b.note_id, b.block_id, ts_rank_cd(b.tsv, q.q) AS s, {holds} AS holds"
                 f" FROM (SELECT to_tsquery('english', ?) AS q) q, {source} b JOIN notes n ON n.id = b.note_id"
                 f" WHERE b.tsv @@ q.q AND b.workspace_id = ? AND n.workspace_id = ?{where}"
-                " ORDER BY s DESC, b.note_id, b.position LIMIT ?",
-                [*scoped_params, match, self.workspace_id, self.workspace_id, *params, int(limit)],
+                " ORDER BY holds DESC, s DESC, b.note_id, b.position LIMIT ?",
+                [*scoped_params, *holds_params, match, self.workspace_id, self.workspace_id, *params, int(limit)],
             ).fetchall()
-            return [BlockHit(r[0], r[1], float(r[2])) for r in rows]
+            ahead = max((float(r[2]) for r in rows), default=0.0)
+            return [BlockHit(r[0], r[1], float(r[2]) + (ahead if r[3] else 0.0)) for r in rows]
         # FTS5 ranks every match in C; joining each to its block and note first cost
         # three times as much. So rank in the index alone — where the workspace and the
         # floor already hold (`_scoped_match`) — then join and filter the best `window`

@@ -285,6 +285,20 @@ def test_a_note_holding_what_was_typed_ranks_above_what_only_meaning_links_or_re
     assert all(h.explanation["holds_query"] is None for h in phrase.hits[2:])
 
 
+def test_a_phrase_of_common_words_finds_the_note_holding_it_past_many_that_repeat_one_of_them(svc, ws, engine):
+    """Typed without quotes, a phrase is an OR of its words to the lexical index. More notes than
+    lexical reads repeat one of its words: the one note holding them all still ranks first — on
+    PostgreSQL too, whose ``ts_rank_cd`` weighs no word by its rarity and ranked it below them all
+    (``query.every_word_match``)."""
+    for n in range(MIN_DEPTH + 10):
+        note(svc, ws.owner, f"Register {n}", "Risk after risk: the risk of delay, the risk of cost, the risk of scope.")
+    held = note(svc, ws.owner, "Coffee cohort", "Heavy coffee drinking and the risk of suicide in a Finnish cohort.")
+    for strategies in ([LEXICAL], None):
+        results = engine.service.search(ws.owner, "the risk of suicide", strategies=strategies)
+        assert ids(results)[0] == held.id, strategies
+        assert results.hits[0].explanation["holds_query"] == "in_order"
+
+
 def test_a_masked_secret_lifts_no_note_for_a_reader_who_sees_it_masked(store, svc, ws):
     """Whether a note holds the query is read from the text as the caller sees it: a correct guess
     of a secret's value lifts the note for its owner, who sees the value, and not for an agent."""
