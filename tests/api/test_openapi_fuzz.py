@@ -72,6 +72,8 @@ _SEMANTIC = {
     "GET /v1/search": "a cursor or strategies list the server reads",
     "POST /v1/capture": "idempotencyKey in the body or the Idempotency-Key header",
     "POST /v1/collections": "the query names types the workspace defines",
+    "PATCH /v1/collections/{collection_id}": "a free-form query: text without U+0000 or lone surrogates, "
+                                             "naming types the workspace defines",
     "POST /v1/query": "the query names types the workspace defines",
     "POST /v1/types": "extends names types the workspace defines",
     "POST /v1/notes/{note_id}/supersede": "a note cannot supersede itself",
