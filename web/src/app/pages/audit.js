@@ -30,6 +30,8 @@ const ACTIONS = {
 const FILTERS = ["actor", "action", "note_id", "since", "until"];
 const ULID = /^[0-9A-HJKMNP-TV-Z]{26}$/;
 
+const COLUMNS = ["When", "Who", "What", "Note", "On", "Details"];
+
 export function auditPage(app) {
   const params = new URLSearchParams(location.search);
   const chosen = Object.fromEntries(FILTERS.map((name) => [name, params.get(name) ?? ""]));
@@ -54,7 +56,7 @@ export function auditPage(app) {
   const rows = el("tbody");
   const more = el("button", { type: "button", class: "more", hidden: true }, "More");
   const message = el("p", { class: "quiet", role: "status" });
-  const table = el("table", { class: "audit-log" }, el("thead", {}, el("tr", {}, ...["When", "Who", "What", "Note", "On", "Details"].map((h) => el("th", { scope: "col" }, h)))), rows);
+  const table = el("table", { class: "audit-log" }, el("thead", {}, el("tr", {}, ...COLUMNS.map((h) => el("th", { scope: "col" }, h)))), rows);
   app.show("Audit log", el("section", { class: "list audit" }, el("h1", {}, "Audit log"), form, table, message, more));
 
   const controller = new AbortController();
@@ -106,14 +108,18 @@ function row(app, entry, names) {
   const actorText = { operator: "The operator (command line)", system: "Fastpad itself", anonymous: "Someone signed out" }[who.kind]
     ?? `${name(who.id)}${who.token_id ? ` · token ${name(who.token_id)}` : ""}`;
   const title = entry.note_id ? app.index.notes.get(entry.note_id)?.title : null;
-  return el("tr", { dataset: { seq: String(entry.seq), action: entry.action, target: entry.target ?? "" } },
+  const cells = [
     el("td", {}, el("time", { datetime: entry.at, title: entry.at }, new Date(entry.at).toLocaleString())),
     el("td", { title: [who.id, who.token_id].filter(Boolean).join(" · ") }, actorText),
     el("td", {}, ACTIONS[entry.action] ?? entry.action),
     el("td", {}, entry.note_id ? link(`/notes/${entry.note_id}`, title || "Untitled") : ""),
     el("td", { class: "id", title: entry.target ?? "" }, entry.target && entry.target !== entry.note_id ? name(entry.target) : ""),
     el("td", { class: "details" }, Object.entries(entry.details).filter(([, value]) => value !== null && value !== "")
-      .map(([key, value]) => `${key.replace(/_/g, " ")}: ${[value].flat().map((v) => (typeof v === "string" ? name(v) : v)).join(", ")}`).join(" · ")));
+      .map(([key, value]) => `${key.replace(/_/g, " ")}: ${[value].flat().map((v) => (typeof v === "string" ? name(v) : v)).join(", ")}`).join(" · ")),
+  ];
+  // Each cell names its column, for the narrow layout where a row is a stack rather than a line.
+  cells.forEach((cell, i) => { cell.dataset.column = COLUMNS[i]; });
+  return el("tr", { dataset: { seq: String(entry.seq), action: entry.action, target: entry.target ?? "" } }, ...cells);
 }
 
 // A chosen day as the instant it starts (or the next day starts: "to" includes the day), in this

@@ -99,7 +99,9 @@ function issuedLink(made) {
 
 function memberRow(app, member, { manages, say, reload }) {
   const self = member.id === app.config.personId;
-  const name = el("td", {}, el("strong", {}, member.display_name), self ? " (you)" : "", el("div", { class: "quiet" }, member.email));
+  const name = el("td", {}, el("strong", {}, member.display_name), self ? " (you)" : "",
+    // Someone who never chose a name goes by their email: it is not shown twice.
+    member.email !== member.display_name ? el("div", { class: "quiet" }, member.email) : "");
   const active = el("td", {}, member.last_active_at ? el("time", { datetime: member.last_active_at, title: member.last_active_at }, when(member.last_active_at)) : "never");
   if (!manages) return el("tr", { dataset: { person: member.id } }, name, el("td", {}, member.role), active, el("td"));
   const role = el("select", { "aria-label": `Role of ${member.display_name}` },
