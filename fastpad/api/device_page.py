@@ -27,7 +27,7 @@ def enter_code(*, error: str | None = None, status: int = 200) -> HTMLResponse:
     return _page("Approve a terminal", h(
         '{error}<p>Enter the code your terminal shows after <code>fp login</code>.</p>'
         '<form method="get" action="/device"><p><label>Code <input type="text" name="user_code" required '
-        'autocomplete="off" placeholder="BCDF-GHJK"></label></p><p><button type="submit">Continue</button></p></form>',
+        'autocomplete="off" placeholder="BCDF-GHJK"></label></p><p><button type="submit" class="primary">Continue</button></p></form>',
         error=_error(error),
     ), status)
 

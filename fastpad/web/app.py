@@ -16,19 +16,16 @@ content-hashed, so they are cached for good; the shell and the service worker ne
 from __future__ import annotations
 
 import json
-from functools import lru_cache
-from importlib import resources
-from pathlib import Path
 
 from fastapi import APIRouter, Request
 from starlette.responses import FileResponse, HTMLResponse, Response
 
+from fastpad.web.assets import STATIC, manifest
 from fastpad.web.common import signed_in, to_signin
 from fastpad.web.html import Markup, h
 
 router = APIRouter(include_in_schema=False)
 
-STATIC = Path(str(resources.files("fastpad.web") / "static"))
 APP_CSP = ("default-src 'none'; script-src 'self' 'wasm-unsafe-eval'; style-src 'self'; img-src 'self' data:; "
            "connect-src 'self'; worker-src 'self'; manifest-src 'self'; form-action 'self'; "
            "frame-ancestors 'none'; base-uri 'none'")
@@ -44,12 +41,6 @@ APP_PATHS = ("/", "/notes/{note_id}", "/inbox", "/archive", "/trash", "/types", 
              "/audit", "/settings/members", "/settings/account", "/collections/{collection_id}", "/folders/{folder:path}")
 LOCAL_SHELL_HEADER = "x-fastpad-local-shell"
 _MEDIA = {".js": "text/javascript", ".css": "text/css", ".wasm": "application/wasm", ".json": "application/json"}
-
-
-@lru_cache(maxsize=1)
-def manifest() -> dict[str, str]:
-    """Logical asset name → hashed file name, as ``web/build.mjs`` wrote them."""
-    return json.loads((STATIC / "manifest.json").read_text())
 
 
 def shell(request: Request) -> Response:

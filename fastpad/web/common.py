@@ -24,7 +24,7 @@ from fastpad.web.html import Markup
 FORM = "application/x-www-form-urlencoded"
 MAX_FIELDS = 1000  # a review form carries one field per block and conflict
 HEADERS = {
-    "content-security-policy": "default-src 'none'; style-src 'unsafe-inline'; form-action 'self'; "
+    "content-security-policy": "default-src 'none'; style-src 'self' 'unsafe-inline'; form-action 'self'; "
                                "frame-ancestors 'none'; base-uri 'none'",
     "x-frame-options": "DENY",
     "x-content-type-options": "nosniff",

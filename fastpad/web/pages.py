@@ -47,7 +47,7 @@ def signin_page(csrf: str, next_path: str, *, error: str | None = None, email: s
         '<input type="hidden" name="next" value="{next}">'
         '<p><label>Email <input type="email" name="email" value="{email}" required autocomplete="username"></label></p>'
         '<p><label>Password <input type="password" name="password" required autocomplete="current-password">'
-        '</label></p><p><button type="submit">Sign in</button></p></form>'
+        '</label></p><p><button type="submit" class="primary">Sign in</button></p></form>'
         '<p class="hint">Forgot your password? Whoever runs this server sets a new one with '
         '<code>fp user set-password --data-dir DATA_DIR {email_or_yours}</code>.</p>',
         error=_message(error), csrf=_csrf_field(csrf), next=next_path, email=email,
@@ -254,7 +254,7 @@ def _mint_form(csrf: str) -> Markup:
         '<p><label><input type="checkbox" name="auto_apply" value="on"> auto_apply: its edits land without a '
         'proposal (they stay marked unreviewed)</label></p>'
         '<p><label>Expires in <select name="expires">{expiries}</select></label></p>'
-        '<p><button type="submit">Mint token</button></p></form>',
+        '<p><button type="submit" class="primary">Mint token</button></p></form>',
         csrf=_csrf_field(csrf), max_label=MAX_LABEL, scopes=scopes, expiries=expiries,
     )
 
@@ -322,7 +322,7 @@ def invitation_page(token: str, email: str, role: str, *, has_account: bool, err
         '<p>You are invited to join as <strong>{role}</strong> with <strong>{email}</strong>.</p>'
         '{error}<form method="post" action="/invite/{token}">'
         '<p><label>Display name <input name="display_name" required maxlength="200" autocomplete="name"></label></p>'
-        '{password}<p><button type="submit">Join</button></p></form>',
+        '{password}<p><button type="submit" class="primary">Join</button></p></form>',
         role=role, email=email, error=_message(error), token=token, password=Markup(password),
     )
     return layout("Join the workspace", body)
@@ -342,7 +342,7 @@ def signup_page(csrf: str, *, error: str | None = None, email: str = "", display
         '</label></p><p><label>Password <input type="password" name="password" required minlength="8" '
         'autocomplete="new-password"></label></p>'
         '<p><label>Workspace name <input name="workspace_name" maxlength="200"></label></p>'
-        '<p><button type="submit">Create account</button></p></form>'
+        '<p><button type="submit" class="primary">Create account</button></p></form>'
         '<p class="hint">Have an account? <a href="/signin">Sign in</a>.</p>',
         error=_message(error), csrf=_csrf_field(csrf), email=email, display_name=display_name,
     )
