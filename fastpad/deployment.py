@@ -11,6 +11,7 @@ environment variable it names (search/provider.py); ``trash_retention_days``;
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import os
 import secrets
@@ -47,6 +48,7 @@ from fastpad.search.service import SearchService
 from fastpad.outbound.pipeline import redaction_key
 from fastpad.search.setup import build_search
 from fastpad.search.worker import EmbeddingWorker
+from fastpad.security.at_rest import KeptResponseSeal
 from fastpad.security.audit import AuditService
 from fastpad.security.invitations import InvitationService
 from fastpad.security.mail import Mailer
@@ -55,6 +57,7 @@ from fastpad.security.team import TeamService
 from fastpad.security.principals import Principal
 from fastpad.security.tokens import TokenService
 from fastpad.store import IdempotencyRecord, Store, open_store, utcnow
+from fastpad.store.claims import CLAIMED
 
 CONFIG_NAME = "fastpad.json"
 DEFAULT_DB_NAME = "fastpad.db"
@@ -77,16 +80,24 @@ class InitResult:
 
 
 class IdempotencyService:
-    """The first response per (workspace, credential, key), replayed for the same body."""
+    """The first response per (workspace, credential, key), replayed for the same body — for the
+    HTTP API and the MCP tools alike. Its body is kept sealed (``security/at_rest.py``): some first
+    responses carry a secret shown once, such as a minted token."""
 
-    def __init__(self, store: Store) -> None:
+    def __init__(self, store: Store, seal: KeptResponseSeal) -> None:
         self.store = store
+        self.seal = seal
 
     def idempotency_lookup(self, workspace_id: str, principal_key: str, key: str) -> IdempotencyRecord | None:
-        return self.store.idempotency_lookup(workspace_id, principal_key, key)
+        record = self.store.idempotency_lookup(workspace_id, principal_key, key)
+        if record is None or record.status == CLAIMED:  # a claim records what was written: no secret
+            return record
+        body = self.seal.open(bytes(record.body), workspace_id, principal_key, key)
+        return dataclasses.replace(record, body=body)
 
     def idempotency_save(self, workspace_id: str, principal_key: str, key: str, record: IdempotencyRecord) -> bool:
-        return self.store.idempotency_save(workspace_id, principal_key, key, record)
+        sealed = self.seal.seal(bytes(record.body), workspace_id, principal_key, key)
+        return self.store.idempotency_save(workspace_id, principal_key, key, dataclasses.replace(record, body=sealed))
 
 
 @dataclass
@@ -146,7 +157,7 @@ class Deployment:
         self.invitations = InvitationService(self.store, self.people, mailer=Mailer.from_config(self.config.get("mail")),
                                              signup=self.config.get("signup", "invite"))
         self.team = TeamService(self.store, self.people)
-        self.idempotency = IdempotencyService(self.store)
+        self.idempotency = IdempotencyService(self.store, KeptResponseSeal(self.secret))
         self.review = ReviewService(self.store, self.secret, self.notes, effects=KnowledgeEffects(
             graph=self.graph, calendar=EventNotes(self.notes, self.typed_notes), notes=self.notes))
         self.notes.agent_creations = self.review.create_note
