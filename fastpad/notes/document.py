@@ -40,10 +40,22 @@ from loro import (
 )
 
 from fastpad.errors import FastpadError, FieldError, NotFound, ValidationFailed
-from fastpad.notes.blocks import BLOCK_TYPES, PARAGRAPH, Block, NoteMeta, normalize_attrs
+from fastpad.notes.block_index import BlockIndex
+from fastpad.notes.blocks import BLOCK_TYPES, Block, NoteMeta, normalize_attrs
+from fastpad.notes.edit_checks import check_attr, check_offset, check_text, invalid
 from fastpad.notes.frontier import decode_frontier, encode_frontier
 from fastpad.notes.guard import loro_errors
 from fastpad.notes.ids import is_ulid, new_id
+from fastpad.notes.loro_layout import (
+    child_container,
+    existing_container,
+    read_block,
+    rewrite_text,
+    same_value,
+    sync_list,
+    text_container,
+    value_of,
+)
 from fastpad.notes.schema import schema_violation, storable_text, storable_value
 from fastpad.notes.updates import UpdateLimits, check_update, missing_dependencies
 
@@ -51,9 +63,6 @@ Comparison = Literal["equal", "before", "after", "concurrent"]
 
 # Loro's Ordering is unhashable; its int value is a stable key.
 _ORDERINGS: dict[int, Comparison] = {int(Ordering.Less): "before", int(Ordering.Equal): "equal", int(Ordering.Greater): "after"}
-# Myers diff costs O(length × edit size): a 150k-character rewrite took 110 s. Past this
-# budget a diff degrades to lines, then to a plain replace.
-_DIFF_TIMEOUT_MS = 50
 _MISSING = object()
 
 
@@ -69,11 +78,7 @@ class NoteDocument:
         self._doc = doc
         self._list: LoroMovableList = doc.get_movable_list("blocks")
         self._meta: LoroMap = doc.get_map("meta")
-        # Block id per list position, and its inverse. Local edits keep ``_order`` in step
-        # (they know exactly what moved); an import that touched more than text drops it,
-        # to be re-read once when next needed. Re-reading costs ~2-5 ms per 2,000 blocks.
-        self._order: list[str | None] | None = None
-        self._positions: dict[str, int] | None = None
+        self._block_index = BlockIndex(self._list)
 
     # -- construction ---------------------------------------------------------------
 
@@ -84,7 +89,7 @@ class NoteDocument:
         if peer_id is not None:
             doc.peer_id = peer_id
         note = cls(doc)
-        note._order = []
+        note._block_index.seen(())
         meta = meta or NoteMeta()
         note._check_meta(meta)
         blocks = list(blocks)
@@ -156,13 +161,13 @@ class NoteDocument:
 
     def _check_meta(self, meta: NoteMeta) -> None:
         if not isinstance(meta.title, str) or not storable_text(meta.title):
-            raise _invalid("title", "invalid_text", "The title must be a string of valid Unicode without U+0000.")
+            raise invalid("title", "invalid_text", "The title must be a string of valid Unicode without U+0000.")
         for position, type_name in enumerate(meta.types):
             if not isinstance(type_name, str) or not storable_text(type_name):
-                raise _invalid(f"types[{position}]", "invalid_text", "Each type must be a string of valid Unicode without U+0000.")
+                raise invalid(f"types[{position}]", "invalid_text", "Each type must be a string of valid Unicode without U+0000.")
         for key, value in meta.properties.items():
             if not isinstance(key, str) or not storable_value(value, nested=True):
-                raise _invalid(
+                raise invalid(
                     f"properties.{key}",
                     "invalid_value",
                     "A property must be null, a boolean, a 64-bit integer, a number, a string, "
@@ -174,15 +179,15 @@ class NoteDocument:
         if current.title != meta.title:
             self._meta.insert("title", meta.title)
         if current.types != tuple(meta.types):
-            types = _child(self._meta, "types", LoroList)
-            _sync_list(types, types.get_value(), list(meta.types))
-        if not _same(current.properties, meta.properties):
-            properties = _child(self._meta, "properties", LoroMap)
+            types = child_container(self._meta, "types", LoroList)
+            sync_list(types, types.get_value(), list(meta.types))
+        if not same_value(current.properties, meta.properties):
+            properties = child_container(self._meta, "properties", LoroMap)
             written = properties.get_deep_value()
             for key in written.keys() - meta.properties.keys():
                 properties.delete(key)
             for key, value in meta.properties.items():
-                if not _same(written.get(key, _MISSING), value):
+                if not same_value(written.get(key, _MISSING), value):
                     properties.insert(key, value)
 
     # -- reading blocks -----------------------------------------------------------------
@@ -191,22 +196,21 @@ class NoteDocument:
         """All blocks in order. Whatever another peer wrote, each is a valid ``Block``:
         an unknown type reads as a paragraph, bad or missing attrs as the defaults,
         and an id that is not a ULID as ``None``."""
-        blocks = [_read_block(value) for value in self._list.get_deep_value()]
-        if self._order is None:
-            self._order = [block.id for block in blocks]
+        blocks = [read_block(value) for value in self._list.get_deep_value()]
+        self._block_index.seen(block.id for block in blocks)
         return blocks
 
     def block(self, block_id: str) -> Block:
-        return _read_block(_value_of(self._list.get(self.index_of(block_id))))
+        return read_block(value_of(self._list.get(self.index_of(block_id))))
 
     def has_block(self, block_id: str) -> bool:
-        return block_id in self._index()
+        return block_id in self._block_index.positions()
 
     def keeps_run_from(self, block_id: str, frontier: str, length: int) -> bool:
         """Whether ``length`` adjacent characters of the block's text were all in it already at
         ``frontier``: the very characters, each told apart by its identity in the Loro text
         (a letter deleted and typed again is a new one)."""
-        text = _existing(self._map(block_id), "text", LoroText)
+        text = existing_container(self._map(block_id), "text", LoroText)
         if text is None:  # a plain string another peer left: its characters have no identities
             return False
         held = self._doc.frontiers_to_vv(self._known(frontier, field="frontier"))
@@ -219,7 +223,7 @@ class NoteDocument:
         return False
 
     def index_of(self, block_id: str) -> int:
-        position = self._index().get(block_id)
+        position = self._block_index.positions().get(block_id)
         if position is None:
             raise NotFound(
                 detail=f"The note has no block {block_id!r}. Re-read the note for its current block ids.",
@@ -252,23 +256,23 @@ class NoteDocument:
     def replace_text(self, block_id: str, text: str) -> None:
         """Set a block's text through a diff, so concurrent edits elsewhere in it survive."""
         block_map = self._map(block_id)
-        _check_text(text, "text")
-        _rewrite(_text(block_map), text)
+        check_text(text, "text")
+        rewrite_text(text_container(block_map), text)
         self._doc.commit()
 
     def insert_text(self, block_id: str, offset: int, text: str) -> None:
         """Insert ``text`` at a code-point ``offset``: one keystroke from an editor."""
-        loro_text = _text(self._map(block_id))
-        _check_offset(offset, loro_text.len_unicode)
-        _check_text(text, "text")
+        loro_text = text_container(self._map(block_id))
+        check_offset(offset, loro_text.len_unicode)
+        check_text(text, "text")
         loro_text.insert(offset, text)
         self._doc.commit()
 
     def delete_text(self, block_id: str, offset: int, length: int) -> None:
         """Delete ``length`` code points from ``offset`` (a backspace is length 1)."""
-        loro_text = _text(self._map(block_id))
-        _check_offset(offset, loro_text.len_unicode)
-        _check_offset(length, loro_text.len_unicode - offset)  # what remains after offset
+        loro_text = text_container(self._map(block_id))
+        check_offset(offset, loro_text.len_unicode)
+        check_offset(length, loro_text.len_unicode - offset)  # what remains after offset
         loro_text.delete(offset, length)
         self._doc.commit()
 
@@ -277,24 +281,24 @@ class NoteDocument:
         (those the new type does not have are dropped, those it adds take their defaults)."""
         block_map = self._map(block_id)
         stored = block_map.get_deep_value()
-        current = _read_block(stored)
+        current = read_block(stored)
         new_type = current.type if type is None else type
         if new_type not in BLOCK_TYPES:
-            raise _invalid("type", "unknown_type", f"Unknown block type {new_type!r}; use one of {sorted(BLOCK_TYPES)}.")
+            raise invalid("type", "unknown_type", f"Unknown block type {new_type!r}; use one of {sorted(BLOCK_TYPES)}.")
         for key, value in (attrs or {}).items():
             if key not in BLOCK_TYPES[new_type]:
-                raise _invalid(f"attrs.{key}", "unknown_attr", f"A {new_type} block has no attribute {key!r}.")
-            _check_attr(key, value)
+                raise invalid(f"attrs.{key}", "unknown_attr", f"A {new_type} block has no attribute {key!r}.")
+            check_attr(key, value)
         merged = normalize_attrs(new_type, {**current.attrs, **(attrs or {})})
 
         if stored.get("type") != new_type:
             block_map.insert("type", new_type)
-        attrs_map = _existing(block_map, "attrs", LoroMap)
+        attrs_map = existing_container(block_map, "attrs", LoroMap)
         written = {} if attrs_map is None else attrs_map.get_deep_value()
         stale = written.keys() - merged.keys()
-        changed = {key: value for key, value in merged.items() if not _same(written.get(key, _MISSING), value)}
+        changed = {key: value for key, value in merged.items() if not same_value(written.get(key, _MISSING), value)}
         if stale or changed:
-            attrs_map = _child(block_map, "attrs", LoroMap)
+            attrs_map = child_container(block_map, "attrs", LoroMap)
             for key in stale:
                 attrs_map.delete(key)
             for key, value in changed.items():
@@ -304,7 +308,7 @@ class NoteDocument:
     def delete(self, block_id: str) -> None:
         index = self.index_of(block_id)
         self._list.delete(index, 1)
-        self._order_delete(index)
+        self._block_index.deleted(index)
         self._doc.commit()
 
     def move_after(self, block_id: str, anchor_id: str | None) -> None:
@@ -325,7 +329,7 @@ class NoteDocument:
             target = anchor + 1 if anchor < source else anchor
         if target != source:
             self._list.mov(source, target)
-            self._order_move(source, target)
+            self._block_index.moved(source, target)
 
     def split(self, block_id: str, offset: int) -> str:
         """Split a block at a code-point ``offset``. The id stays with the first half, so
@@ -333,9 +337,9 @@ class NoteDocument:
         becomes a new block (new ULID, same type and attrs). Returns the tail's id."""
         index = self.index_of(block_id)
         block_map = self._map(block_id)
-        block = _read_block(block_map.get_deep_value())
-        _check_offset(offset, len(block.text))
-        _text(block_map).delete(offset, len(block.text) - offset)
+        block = read_block(block_map.get_deep_value())
+        check_offset(offset, len(block.text))
+        text_container(block_map).delete(offset, len(block.text) - offset)
         tail_id = new_id()
         self._write_block(index + 1, tail_id, Block(tail_id, block.type, block.text[offset:], block.attrs))
         self._doc.commit()
@@ -345,12 +349,12 @@ class NoteDocument:
         """Append the second block's text to the first and delete the second; the first's id survives."""
         first, second = self._map(first_id), self._map(second_id)
         if first_id == second_id:
-            raise _invalid("secondId", "same_block", "A block cannot be joined with itself.")
-        head = _text(first)
-        head.insert(head.len_unicode, _read_block(second.get_deep_value()).text)
+            raise invalid("secondId", "same_block", "A block cannot be joined with itself.")
+        head = text_container(first)
+        head.insert(head.len_unicode, read_block(second.get_deep_value()).text)
         index = self.index_of(second_id)
         self._list.delete(index, 1)
-        self._order_delete(index)
+        self._block_index.deleted(index)
         self._doc.commit()
 
     def copy_blocks(self, ids: Iterable[str], after_id: str | None) -> list[str]:
@@ -447,7 +451,7 @@ class NoteDocument:
         if not all(isinstance(container.container_type, ContainerType.Text) for container in changed):
             # Ops that may have added, removed, moved or re-identified blocks drop the block
             # index; typing keeps it.
-            self._order = self._positions = None
+            self._block_index.forget()
             return self.frontier(), None
         return self.frontier(), self._edited_texts(changed)
 
@@ -476,7 +480,7 @@ class NoteDocument:
             block_map = getattr(item, "container", None)
             if not isinstance(block_map, LoroMap) or block_map.id != map_id:
                 return None
-            edited[position] = _read_block(block_map.get_deep_value())
+            edited[position] = read_block(block_map.get_deep_value())
         return edited
 
     def _restore(self, frontiers: Frontiers) -> None:
@@ -492,46 +496,9 @@ class NoteDocument:
 
     # -- internals --------------------------------------------------------------------------
 
-    def _index(self) -> dict[str, int]:
-        if self._positions is None:
-            if self._order is None:
-                self._order = [_read_id(self._list.get(i)) for i in range(len(self._list))]
-            self._positions = {}
-            self._reindex(0, len(self._order))
-        return self._positions
-
-    def _reindex(self, start: int, stop: int) -> None:
-        """Point the ids at positions [start, stop) to where they now are. Only the blocks
-        an edit shifted are touched, so appending stays O(1). Should a buggy peer write one
-        id twice, it resolves to the later block."""
-        if self._positions is not None:
-            for position in range(start, stop):
-                if (block_id := self._order[position]) is not None:
-                    self._positions[block_id] = position
-
-    def _order_insert(self, index: int, block_id: str) -> None:
-        if self._order is not None:
-            self._order.insert(index, block_id)
-            self._reindex(index, len(self._order))
-
-    def _order_delete(self, index: int) -> None:
-        if self._order is None:
-            return
-        block_id = self._order.pop(index)
-        if self._positions is not None:
-            del self._positions[block_id]
-            if block_id in self._order:  # that buggy peer's duplicate is still here
-                self._positions = None
-        self._reindex(index, len(self._order))
-
-    def _order_move(self, source: int, target: int) -> None:
-        if self._order is not None:
-            self._order.insert(target, self._order.pop(source))
-            self._reindex(min(source, target), max(source, target) + 1)
-
     def _map(self, block_id: str) -> LoroMap:
         item = self._list.get(self.index_of(block_id))
-        return item.container  # _index only lists maps: _read_id gives other items no id
+        return item.container  # the block index lists only maps: read_id gives other items no id
 
     def _claim_ids(self, blocks: list[Block]) -> list[str]:
         """Ids for blocks about to be written: fresh ULIDs where missing, checked otherwise."""
@@ -539,12 +506,12 @@ class NoteDocument:
         for position, block in enumerate(blocks):
             block_id = block.id or new_id()
             if not is_ulid(block_id):
-                raise _invalid(f"blocks[{position}].id", "invalid_id", f"{block_id!r} is not a ULID.")
-            if block_id in seen or block_id in self._index():
-                raise _invalid(f"blocks[{position}].id", "duplicate_id", f"Block id {block_id} is already in this note.")
-            _check_text(block.text, f"blocks[{position}].text")
+                raise invalid(f"blocks[{position}].id", "invalid_id", f"{block_id!r} is not a ULID.")
+            if block_id in seen or block_id in self._block_index.positions():
+                raise invalid(f"blocks[{position}].id", "duplicate_id", f"Block id {block_id} is already in this note.")
+            check_text(block.text, f"blocks[{position}].text")
             for key, value in block.attrs.items():
-                _check_attr(key, value)
+                check_attr(key, value)
             seen.add(block_id)
             ids.append(block_id)
         return ids
@@ -559,143 +526,15 @@ class NoteDocument:
         attrs = block_map.insert_container("attrs", LoroMap())
         for key, value in block.attrs.items():
             attrs.insert(key, value)
-        self._order_insert(index, block_id)
+        self._block_index.inserted(index, block_id)
 
 
-# -- reading what any peer may have written ---------------------------------------------------
-
-
-def _value_of(item: Any) -> Any:
-    container = getattr(item, "container", None)
-    return container.get_deep_value() if container is not None else getattr(item, "value", None)
-
-
-def _read_id(item: Any) -> str | None:
-    container = getattr(item, "container", None)
-    if not isinstance(container, LoroMap):
-        return None
-    block_id = _value_of(container.get("id"))
-    return block_id if is_ulid(block_id) else None
-
-
-def _read_block(value: Any) -> Block:
-    if not isinstance(value, dict):
-        return Block(None, PARAGRAPH)
-    block_id, block_type, text, attrs = (value.get(key) for key in ("id", "type", "text", "attrs"))
-    block_type = block_type if block_type in BLOCK_TYPES else PARAGRAPH
-    return Block(
-        block_id if is_ulid(block_id) else None,
-        block_type,
-        text if isinstance(text, str) else "",
-        _coerce_attrs(block_type, attrs if isinstance(attrs, dict) else {}),
-    )
-
-
-def _coerce_attrs(block_type: str, attrs: dict[str, Any]) -> dict[str, Any]:
-    """Each attribute with its default's type; a value of another type reads as the default.
-    JS numbers arrive as floats, so an integral float is an int."""
-    coerced = {}
-    for key, default in BLOCK_TYPES[block_type].items():
-        value = attrs.get(key, default)
-        if type(default) is int and type(value) is float and value.is_integer():
-            value = int(value)
-        coerced[key] = value if type(value) is type(default) else default
-    return coerced
-
-
-# -- writing ------------------------------------------------------------------------------------
-
-
-def _existing(parent: LoroMap, key: str, kind: type) -> Any:
-    """The ``kind`` container under ``key``, or None if there is none (or something else)."""
-    container = getattr(parent.get(key), "container", None)
-    return container if isinstance(container, kind) else None
-
-
-def _child(parent: LoroMap, key: str, kind: type) -> Any:
-    """The ``kind`` container under ``key``, created if a peer left something else there."""
-    container = _existing(parent, key, kind)
-    return parent.insert_container(key, kind()) if container is None else container
-
-
-def _text(block_map: LoroMap) -> LoroText:
-    """The block's text container; a plain string left by another peer is converted in place."""
-    text = _existing(block_map, "text", LoroText)
-    if text is not None:
-        return text
-    value = _value_of(block_map.get("text"))
-    text = block_map.insert_container("text", LoroText())
-    if isinstance(value, str) and value:
-        text.insert(0, value)
-    return text
-
-
-def _rewrite(target: LoroText, text: str) -> None:
-    """Make ``target`` read ``text`` through the smallest diff found in time, so concurrent
-    edits to the parts that did not change survive the merge."""
-    for diff in (target.update, target.update_by_line):
-        try:
-            diff(text, timeout_ms=_DIFF_TIMEOUT_MS)
-            return
-        except ValueError:  # Loro's timeout, raised before anything is written
-            continue
-    target.splice(0, target.len_unicode, text)
-
-
-def _sync_list(target: LoroList, old: list[Any], new: list[Any]) -> None:
-    """Turn ``old`` into ``new`` touching only the differing middle, not the shared ends."""
-    start = 0
-    while start < min(len(old), len(new)) and _same(old[start], new[start]):
-        start += 1
-    end = 0
-    while end < min(len(old), len(new)) - start and _same(old[-1 - end], new[-1 - end]):
-        end += 1
-    if len(old) - start - end:
-        target.delete(start, len(old) - start - end)
-    for offset, item in enumerate(new[start : len(new) - end]):
-        target.insert(start + offset, item)
-
-
-def _same(a: Any, b: Any) -> bool:
-    """Equality that tells ``True`` from ``1`` and ``1`` from ``1.0``, as Loro stores them apart."""
-    if type(a) is not type(b):
-        return False
-    if isinstance(a, dict):
-        return a.keys() == b.keys() and all(_same(a[key], b[key]) for key in a)
-    if isinstance(a, list):
-        return len(a) == len(b) and all(map(_same, a, b))
-    return a == b
-
-
-# -- input checks -------------------------------------------------------------------------------
-
-
-def _check_text(text: Any, field: str) -> None:
-    if not isinstance(text, str) or not storable_text(text):
-        raise _invalid(field, "invalid_text", "Block text must be a string of valid Unicode (no lone surrogates, no U+0000).")
-
-
-def _check_attr(key: str, value: Any) -> None:
-    if not storable_value(value, nested=False):
-        raise _invalid(f"attrs.{key}", "invalid_value", "An attribute must be null, a boolean, a number or a string.")
-
-
-def _check_offset(offset: Any, length: int) -> None:
-    if type(offset) is not int or not 0 <= offset <= length:
-        raise ValidationFailed(
-            detail=f"Offset {offset!r} is outside the block's text, which has {length} code points; use 0 to {length}.",
-            field_errors=[FieldError("offset", "out_of_range", f"Must be between 0 and {length} (code points).")],
-            extra={"min": 0, "max": length, "actual": offset},
-        )
+# -- refusing an update ---------------------------------------------------------------------
 
 
 def _off_schema(path: str, why: str) -> ValidationFailed:
     message = f"The update leaves the note's schema at {path}: {why}. Nothing was applied."
     return ValidationFailed(detail=message, field_errors=[FieldError("ops", "off_schema", message)], extra={"path": path})
-
-
-def _invalid(field: str, code: str, message: str) -> ValidationFailed:
-    return ValidationFailed(detail=message, field_errors=[FieldError(field, code, message)])
 
 
 def _unrecoverable(exc: BaseException) -> FastpadError:

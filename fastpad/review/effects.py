@@ -31,7 +31,7 @@ Revert
   (``GraphService.promote``, the one way the graph changes an edge made through it) —
   then it stays (``kept_confirmed``); one already deleted is ``gone``;
 - an event note the accept created, or the note a proposed new note's first landing made
-  (``ReviewService._create_proposed_note``), goes to the trash (``trashed``; restorable from
+  (``ReviewCore._create_proposed_note``), goes to the trash (``trashed``; restorable from
   there, whatever was written in it since); one already in the trash or purged is
   ``gone``;
 - a moved event gets its previous window back (``restored``) while its window is still

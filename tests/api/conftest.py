@@ -1,6 +1,8 @@
 """Real servers for the HTTP tests: ``fp init`` + ``fp serve`` as uvicorn subprocesses.
 
-One server per backend (SQLite, PostgreSQL), shared by the whole session.
+One server per backend (SQLite, PostgreSQL), shared by the whole session; a module that
+needs a server of its own (other settings, a model provider: ``ask_server``) starts it
+with ``own_server``.
 Tokens are minted with the real ``fp token create`` executable. The servers
 run with shrunk body-timing windows (``--limits-json``) so the slow-body rule
 can be exercised in a second rather than a minute.
@@ -15,12 +17,15 @@ import socket
 import subprocess
 import sys
 import time
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Iterator
 
 import httpx
 import pytest
+
+from tests.chat_provider import ASK_KEY, ASK_KEY_ENV, ChatProvider, ask_config, provider  # noqa: F401 (a fixture)
 
 FP = str(Path(sys.executable).with_name("fp"))
 OWNER_EMAIL = "owner@example.com"
@@ -147,6 +152,21 @@ def stop(process: subprocess.Popen) -> None:
         process.wait()
 
 
+@contextmanager
+def own_server(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory, name: str,
+               **options: Any) -> Iterator[Server]:
+    """A server of a test module's own, for a fixture parametrized by backend (``request.param``:
+    ``sqlite``, or ``postgres`` on a blank database of the session's cluster), stopped when the
+    fixture ends. ``options`` are ``start_server``'s (limits, config, env)."""
+    tmp = tmp_path_factory.mktemp(f"{name}-{request.param}")
+    database_url = request.getfixturevalue("pg_cluster").blank_database() if request.param == "postgres" else None
+    server = start_server(tmp, request.param, database_url, **options)
+    try:
+        yield server
+    finally:
+        stop(server.process)
+
+
 @pytest.fixture(scope="session", params=["sqlite", "postgres"])
 def server(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
     tmp = tmp_path_factory.mktemp(f"server-{request.param}")
@@ -154,6 +174,15 @@ def server(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFact
     srv = start_server(tmp, request.param, database_url)
     yield srv
     stop(srv.process)
+
+
+@pytest.fixture(scope="module", params=["sqlite", "postgres"])
+def ask_server(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory,
+               provider: ChatProvider) -> Iterator[Server]:
+    """A server of the module's own whose ``fastpad.json`` names the module's model provider
+    (``tests/chat_provider.py``), so ``POST /v1/ask`` answers."""
+    with own_server(request, tmp_path_factory, "ask", config=ask_config(provider), env={ASK_KEY_ENV: ASK_KEY}) as srv:
+        yield srv
 
 
 @pytest.fixture(scope="session")

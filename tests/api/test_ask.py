@@ -21,22 +21,11 @@ import pytest
 
 from fastpad.notes.ids import new_id
 from fastpad.outbound.fence import unfence
-from tests.api.conftest import OWNER_EMAIL, Server, start_server, stop
+from tests.api.conftest import OWNER_EMAIL, Server
 from tests.api.helpers import assert_problem, assert_retry_after_frees_the_oldest, new_person, sign_in
-from tests.chat_provider import (ASK_KEY, ASK_KEY_ENV, MAX_COMPLETION_TOKENS, ChatProvider, Received, Reply,
-                                 ask_config, cite_first, completion, provider)  # noqa: F401 (provider: a fixture)
+from tests.chat_provider import ASK_KEY, MAX_COMPLETION_TOKENS, ChatProvider, Received, Reply, cite_first, completion
 
 ASKER = "notes:read,search:read"
-
-
-@pytest.fixture(scope="module", params=["sqlite", "postgres"])
-def ask_server(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory,
-               provider: ChatProvider) -> Iterator[Server]:
-    tmp = tmp_path_factory.mktemp(f"ask-{request.param}")
-    database_url = request.getfixturevalue("pg_cluster").blank_database() if request.param == "postgres" else None
-    server = start_server(tmp, request.param, database_url, config=ask_config(provider), env={ASK_KEY_ENV: ASK_KEY})
-    yield server
-    stop(server.process)
 
 
 @pytest.fixture(autouse=True)

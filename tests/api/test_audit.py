@@ -24,7 +24,7 @@ import httpx
 import pytest
 
 from fastpad.deployment import open_deployment
-from tests.api.conftest import FP, Server, start_server, stop
+from tests.api.conftest import FP, Server, own_server
 from tests.api.helpers import assert_problem
 from tests.importers.fixtures import OBSIDIAN, write_tree
 
@@ -38,17 +38,14 @@ ADMIN = ("admin@example.com", "an admin's long password")
 @pytest.fixture(scope="module", params=["sqlite", "postgres"])
 def audited(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
     """A server of this module's own; its trash keeps nothing, so ``fp purge`` purges at once."""
-    database_url = request.getfixturevalue("pg_cluster").blank_database() if request.param == "postgres" else None
-    server = start_server(tmp_path_factory.mktemp(f"audit-{request.param}"), request.param, database_url,
-                          config={"trash_retention_days": 0})
-    deployment = open_deployment(server.data_dir, pool_size=1)
-    try:
-        deployment.people.create_person(server.workspace_id, MEMBER[0], password=MEMBER[1], role="member")
-        deployment.people.create_person(server.workspace_id, ADMIN[0], password=ADMIN[1], role="admin")
-    finally:
-        deployment.close()
-    yield server
-    stop(server.process)
+    with own_server(request, tmp_path_factory, "audit", config={"trash_retention_days": 0}) as server:
+        deployment = open_deployment(server.data_dir, pool_size=1)
+        try:
+            deployment.people.create_person(server.workspace_id, MEMBER[0], password=MEMBER[1], role="member")
+            deployment.people.create_person(server.workspace_id, ADMIN[0], password=ADMIN[1], role="admin")
+        finally:
+            deployment.close()
+        yield server
 
 
 @contextmanager

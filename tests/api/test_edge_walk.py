@@ -13,8 +13,8 @@ import httpx
 import pytest
 
 from tests.api.conftest import Server
-from tests.api.test_ask import ask, ask_server, note, owner_asking, term  # noqa: F401 (ask_server: a fixture)
-from tests.chat_provider import ChatProvider, provider  # noqa: F401 (provider: a fixture)
+from tests.api.test_ask import ask, note, owner_asking, term
+from tests.chat_provider import ChatProvider
 
 
 @pytest.fixture(autouse=True)

@@ -24,34 +24,22 @@ import secrets
 import struct
 import uuid
 import zlib
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from typing import Any
 
 import httpx
-import pytest
 from loro import LoroDoc
 
 from fastpad.api.openapi import body_takes_key
 from fastpad.notes import NoteDocument
 from fastpad.notes.ids import new_id
-from tests.api.conftest import OWNER_EMAIL, Server, start_server, stop
+from tests.api.conftest import OWNER_EMAIL, Server
 from tests.api.helpers import sign_in
 from tests.api.test_imports import ZIP, finished, zipped
 from tests.api.test_turns import SESSION, HttpAgent
-from tests.chat_provider import ASK_KEY, ASK_KEY_ENV, ChatProvider, ask_config, provider  # noqa: F401 (a fixture)
 
 MUTATIONS = ("post", "put", "patch", "delete")
-
-
-@pytest.fixture(scope="module", params=["sqlite", "postgres"])
-def keyed_server(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory,
-                 provider: ChatProvider) -> Iterator[Server]:
-    tmp = tmp_path_factory.mktemp(f"keys-{request.param}")
-    database_url = request.getfixturevalue("pg_cluster").blank_database() if request.param == "postgres" else None
-    server = start_server(tmp, request.param, database_url, config=ask_config(provider), env={ASK_KEY_ENV: ASK_KEY})
-    yield server
-    stop(server.process)
 
 
 # ---------------------------------------------------------------------- requests and the objects they need
@@ -396,8 +384,8 @@ def _check(method: str, template: str, operation: dict, doc: dict, example: Exam
     return problems
 
 
-def test_every_state_changing_route_replays_under_its_key_and_409s_another_request(keyed_server: Server):
-    with keyed_server.client() as anonymous:
+def test_every_state_changing_route_replays_under_its_key_and_409s_another_request(ask_server: Server):
+    with ask_server.client() as anonymous:
         doc = anonymous.get("/openapi.json").json()
     operations = [(method, path, op) for path, item in doc["paths"].items()
                   for method, op in item.items() if method in MUTATIONS]
@@ -414,11 +402,11 @@ def test_every_state_changing_route_replays_under_its_key_and_409s_another_reque
     stale = sorted(f"{m.upper()} {p}" for m, p in EXAMPLES if (m, p) not in {(m, p) for m, p, _ in keyed})
     assert not stale, f"examples for operations the document does not list as keyed: {stale}"
 
-    token = keyed_server.mint("notes:read,notes:write,search:read,graph:read", "--person", OWNER_EMAIL,
+    token = ask_server.mint("notes:read,notes:write,search:read,graph:read", "--person", OWNER_EMAIL,
                               "--label", "tests: keyed CLI")["token"]
-    with sign_in(keyed_server, keyed_server.owner_email, keyed_server.owner_password) as person, \
-            keyed_server.client(token) as cli:
-        world = World(keyed_server, person, cli)
+    with sign_in(ask_server, ask_server.owner_email, ask_server.owner_password) as person, \
+            ask_server.client(token) as cli:
+        world = World(ask_server, person, cli)
         problems = [problem for method, path, op in keyed
                     for problem in _check(method, path, op, doc, EXAMPLES[(method, path)](world))]
     assert not problems, "\n".join(problems)

@@ -29,7 +29,7 @@ from fastpad.security.scopes import ALL_SCOPES
 
 from tests.unavailable import unavailable
 
-from .conftest import OWNER_EMAIL, Server, start_server, stop
+from .conftest import OWNER_EMAIL, Server, own_server
 
 try:
     import schemathesis
@@ -128,13 +128,10 @@ STATEFUL_STEPS = 6
 
 @pytest.fixture(scope="module", params=["sqlite", "postgres"])
 def fuzz_server(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
-    tmp = tmp_path_factory.mktemp(f"fuzz-{request.param}")
-    database_url = request.getfixturevalue("pg_cluster").blank_database() if request.param == "postgres" else None
-    server = start_server(tmp, request.param, database_url, limits=FUZZ_LIMITS)
-    COUNTS[request.param] = {"cases": 0, "stateful_calls": 0, "operations": set(), "statuses": Counter(),
-                             "failed": 0}
-    yield server
-    stop(server.process)
+    with own_server(request, tmp_path_factory, "fuzz", limits=FUZZ_LIMITS) as server:
+        COUNTS[request.param] = {"cases": 0, "stateful_calls": 0, "operations": set(), "statuses": Counter(),
+                                 "failed": 0}
+        yield server
     _write_counts()
 
 

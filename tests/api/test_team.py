@@ -22,7 +22,7 @@ import httpx
 import pytest
 from aiosmtpd.controller import Controller
 
-from .conftest import Server, free_port, run_fp, start_server, stop
+from .conftest import Server, free_port, own_server, run_fp, start_server, stop
 from .helpers import assert_problem as assert_problem_at
 
 SESSION_HEADER = "x-fastpad-session"
@@ -263,12 +263,9 @@ def smtp() -> Iterator[tuple[Inbox, int]]:
 def open_server(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory,
                 smtp: tuple[Inbox, int]) -> Iterator[Server]:
     """Sign-up open, and invitations mailed through the test's SMTP server."""
-    tmp = tmp_path_factory.mktemp(f"open-{request.param}")
-    url = request.getfixturevalue("pg_cluster").blank_database() if request.param == "postgres" else None
-    server = start_server(tmp, request.param, url, config={
-        "signup": "open", "mail": {"host": "127.0.0.1", "port": smtp[1], "from": "fastpad@example.com"}})
-    yield server
-    stop(server.process)
+    with own_server(request, tmp_path_factory, "open", config={
+            "signup": "open", "mail": {"host": "127.0.0.1", "port": smtp[1], "from": "fastpad@example.com"}}) as server:
+        yield server
 
 
 def test_an_invitation_is_mailed_through_the_configured_smtp_server(open_server: Server,

@@ -15,7 +15,7 @@ import pytest
 
 from fastpad.notes.ids import new_id
 from fastpad.store import utcnow
-from tests.api.conftest import OWNER_EMAIL, Server, start_server, stop
+from tests.api.conftest import OWNER_EMAIL, Server, own_server
 from tests.mcp.conftest import McpServer
 
 PERSON_SCOPES = "notes:read,notes:write,notes:delete,notes:propose,search:read,graph:read,schema:write"
@@ -64,8 +64,5 @@ def owner(hostile: Hostile) -> Iterator[httpx.Client]:
 @pytest.fixture(params=["sqlite", "postgres"])
 def doomed(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
     """A server of its own per backend, for a test that kills it."""
-    tmp = tmp_path_factory.mktemp(f"doomed-{request.param}")
-    database_url = request.getfixturevalue("pg_cluster").blank_database() if request.param == "postgres" else None
-    server = start_server(tmp, request.param, database_url)
-    yield server
-    stop(server.process)
+    with own_server(request, tmp_path_factory, "doomed") as server:
+        yield server

@@ -281,18 +281,18 @@ def test_a_citation_in_its_own_words_is_allowed_and_becomes_a_link_on_accept(env
 
 
 def test_session_reads_are_bounded(env: Env, store) -> None:
-    from fastpad.review import service
+    from fastpad.review import proposals
 
     agent = env.agent()
     notes = [env.note(f"Note {i}.") for i in range(5)]
-    original = service.MAX_READS
-    service.MAX_READS = 3
+    original = proposals.MAX_READS
+    proposals.MAX_READS = 3
     try:
         for note in notes:
             env.fetch(agent, note)
             env.svc.clock.advance(seconds=1)
     finally:
-        service.MAX_READS = original
+        proposals.MAX_READS = original
     with store.read(env.ws.id) as tx:
         kept = tx.turns.reads(agent.principal.key, since=env.svc.clock.now.replace(year=2000), limit=100)
     assert sorted(r.note_id for r in kept) == sorted(notes[-3:])
