@@ -28,7 +28,7 @@ from fastpad.notes import Block, new_id  # noqa: E402
 from fastpad.security.principals import Principal  # noqa: E402
 from fastpad.security.scopes import GRAPH_READ, NOTES_READ, NOTES_WRITE  # noqa: E402
 from fastpad.store import Actor, BlockRow, NoteWrite, open_store, sqlite_url  # noqa: E402
-from fastpad.store.base import utcnow  # noqa: E402
+from fastpad.store import utcnow  # noqa: E402
 
 NOTES = 5_000
 LINKS_PER_NOTE = 3

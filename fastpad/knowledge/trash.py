@@ -71,7 +71,7 @@ class TrashService:
             if len(batch) < self.batch_size:
                 break
         with self.store.write(workspace_id) as tx:
-            swept = tx.idempotency_sweep(now)
+            swept = tx.idempotency.sweep(now)
         return PurgeReport(purged, cutoff, swept)
 
 

@@ -19,7 +19,8 @@ from pathlib import Path
 
 from fastpad.errors import missing_extra
 
-from fastpad.store.base import Store, WorkspaceTx, migrations, utcnow
+from fastpad.store.base import Store, WorkspaceTx, migrations
+from fastpad.store.tx_core import utcnow
 from fastpad.store.records import (
     UNCHANGED,
     Actor,

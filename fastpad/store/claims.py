@@ -11,7 +11,7 @@ The claim row is an ``idempotency_keys`` row with ``status`` 0 (no HTTP status i
 request hash, and as its body what the request's transactions appended to the change feed —
 ``[kind, note_id, subject_id]`` per row — so a retry can rebuild the answer from what was
 written (``api/idempotency.py``). When the call returns, its response replaces the claim
-(``WorkspaceTx.idempotency_put``); a claim that is never filled means the process died, or the
+(``tx.idempotency.put``); a claim that is never filled means the process died, or the
 call failed, after its write committed.
 
 The claim belongs to the store layer because the transaction does; it knows nothing of HTTP.
@@ -64,7 +64,7 @@ def record_in(tx: WorkspaceTx) -> Callable[[], None]:
     if claim is None or claim.workspace_id != tx.workspace_id:
         return _nothing
     written = claim.written + [list(row) for row in tx.feed.written]
-    tx.idempotency_claim(claim.principal_key, claim.key, claim.request_hash, _body(written))
+    tx.idempotency.claim(claim.principal_key, claim.key, claim.request_hash, _body(written))
 
     def committed() -> None:
         claim.written = written

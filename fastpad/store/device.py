@@ -21,7 +21,8 @@ from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from fastpad.store.base import Dialect, Store
+    from fastpad.store.base import Store
+    from fastpad.store.tx_core import Dialect
 
 
 @dataclass(frozen=True)

@@ -26,7 +26,8 @@ from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from fastpad.store.base import Dialect, Store, WorkspaceTx
+    from fastpad.store.base import Store, WorkspaceTx
+    from fastpad.store.tx_core import Dialect
 
 CODE_KIND = "oauth_code"
 REFRESH_KIND = "oauth_refresh"

@@ -35,7 +35,8 @@ from psycopg.conninfo import make_conninfo
 from psycopg.types.json import Jsonb
 from psycopg_pool import ConnectionPool
 
-from fastpad.store.base import Dialect, Store, migrations, utcnow
+from fastpad.store.base import Store, migrations
+from fastpad.store.tx_core import Dialect, utcnow
 
 _MIGRATION_LOCK = 0x6661737470616401  # pg_advisory lock key: "fastpad" + 1
 # SECURITY DEFINER functions the application role calls before it knows a workspace.

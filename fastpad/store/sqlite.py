@@ -20,7 +20,8 @@ from pathlib import Path
 from typing import Any
 
 from fastpad.store.engine import sqlite3
-from fastpad.store.base import Dialect, Store, WorkspaceTx, js_dumps, migrations, utcnow
+from fastpad.store.base import Store, WorkspaceTx, js_dumps, migrations
+from fastpad.store.tx_core import Dialect, utcnow
 
 
 MMAP_BYTES = 256 * 1024 * 1024

@@ -11,7 +11,7 @@ import pytest
 
 from fastpad.deployment import open_deployment
 from fastpad.notes.ids import new_id
-from fastpad.store.base import utcnow
+from fastpad.store import utcnow
 
 from tests.api.conftest import Server
 from tests.api.helpers import assert_problem

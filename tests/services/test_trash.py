@@ -121,15 +121,15 @@ def test_the_purge_removes_idempotency_records_no_request_can_replay(svc, ws, tr
         return IdempotencyRecord("hash", 201, {"content-type": "application/json"}, body)
 
     with svc.store.write(ws.id) as tx:
-        tx.idempotency_put("agent", "old", record(b'{"text": "the note that was purged"}'), now=svc.clock())
+        tx.idempotency.put("agent", "old", record(b'{"text": "the note that was purged"}'), now=svc.clock())
     svc.clock.advance(hours=23)
     with svc.store.write(ws.id) as tx:
-        tx.idempotency_put("agent", "recent", record(b"{}"), now=svc.clock())
+        tx.idempotency.put("agent", "recent", record(b"{}"), now=svc.clock())
     svc.clock.advance(hours=1)  # "old" is 24 hours old: it can no longer be replayed
     assert trash.purge_expired(ws.id).idempotency_records == 1
     with svc.store.read(ws.id) as tx:
-        assert tx.idempotency_get("agent", "recent", now=svc.clock()) is not None
-        assert tx.idempotency_get("agent", "old", now=svc.clock() - timedelta(hours=2)) is None  # gone, not hidden
+        assert tx.idempotency.get("agent", "recent", now=svc.clock()) is not None
+        assert tx.idempotency.get("agent", "old", now=svc.clock() - timedelta(hours=2)) is None  # gone, not hidden
     assert trash.purge_expired(ws.id).as_dict()["idempotency_records"] == 0
 
 

@@ -97,8 +97,8 @@ def test_every_workspace_scoped_statement_carries_the_workspace_filter(sqlite_st
         lexical(tx, "words")
         feed_rows(tx)
         tx.op_log(note.id)
-        tx.idempotency_put("k", "key", IdempotencyRecord("h", 200, {}, b""))
-        tx.idempotency_get("k", "key")
+        tx.idempotency.put("k", "key", IdempotencyRecord("h", 200, {}, b""))
+        tx.idempotency.get("k", "key")
 
     checked = 0
     for statement in statements:
