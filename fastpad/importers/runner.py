@@ -36,7 +36,8 @@ from fastpad.importers.ledger import LedgerRow, LinkProblem, LinkRows, Tally
 from fastpad.importers.plan import AttachmentDraft, NoteDraft, Plan, TypeDraft, digest
 from fastpad.importers.rewrite import ATTACHMENT, NOTE, LinkRewriter, LinkTarget
 from fastpad.importers.titles import choose_titles
-from fastpad.knowledge.notes import SOURCE_FOLDER, NoteService
+from fastpad.knowledge.note_reads import SOURCE_FOLDER
+from fastpad.knowledge.notes import NoteService
 from fastpad.knowledge.schema import Schema
 from fastpad.knowledge.types import TypeService
 from fastpad.knowledge.values import InvalidValue, index_entries

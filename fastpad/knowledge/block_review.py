@@ -19,7 +19,8 @@ from __future__ import annotations
 
 from fastpad.errors import NotFound
 from fastpad.knowledge.history import BlockState
-from fastpad.knowledge.notes import NoteService, visible_note
+from fastpad.knowledge.note_core import visible_note
+from fastpad.knowledge.notes import NoteService
 from fastpad.notes import is_ulid
 from fastpad.notes.provenance import Origin, Provenance, ReviewState
 from fastpad.security.principals import Principal

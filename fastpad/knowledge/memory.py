@@ -17,7 +17,8 @@ from datetime import datetime
 from typing import Any
 
 from fastpad.errors import Conflict, FieldError, NotFound, ValidationFailed
-from fastpad.knowledge.notes import NoteService, NoteView
+from fastpad.knowledge.note_views import NoteView
+from fastpad.knowledge.notes import NoteService
 from fastpad.knowledge.trust import TrustFloor, admits, floor_for
 from fastpad.notes import is_ulid
 from fastpad.security.principals import Principal

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from datetime import datetime
 
 from fastpad.errors import FieldError, NotFound, ValidationFailed
-from fastpad.knowledge.notes import visible_note
+from fastpad.knowledge.note_core import visible_note
 from fastpad.outbound.secrets import PLACEHOLDER_RE, block_scope, locate
 from fastpad.security.audit import PLACEHOLDER_REVEAL, record
 from fastpad.security.principals import Principal

@@ -32,7 +32,7 @@ from datetime import datetime
 from markdown_it import MarkdownIt
 
 from fastpad.errors import Conflict
-from fastpad.knowledge.notes import visible_note
+from fastpad.knowledge.note_core import visible_note
 from fastpad.knowledge.wikilinks import rewrite_wikilinks
 from fastpad.notes import Block, NoteMeta, is_ulid, serialize_markdown
 from fastpad.outbound.secrets import block_scope, redact

@@ -17,7 +17,8 @@ from datetime import datetime
 from typing import Any
 
 from fastpad.errors import Conflict, FastpadError, NotFound
-from fastpad.knowledge.notes import NoteEdit, NoteService
+from fastpad.knowledge.note_views import NoteEdit
+from fastpad.knowledge.notes import NoteService
 from fastpad.notes import NoteDocument, NoteMeta
 from fastpad.notes.ids import is_ulid
 from fastpad.notes.provenance import Origin, Provenance, ReviewState

@@ -8,7 +8,7 @@ from dataclasses import replace
 from typing import Any
 
 from fastpad.errors import ApprovalNotPermitted, Conflict, FieldError, PolicyDenied, ValidationFailed
-from fastpad.knowledge.notes import NoteEdit
+from fastpad.knowledge.note_views import NoteEdit
 from fastpad.notes import NoteDocument
 from fastpad.notes.provenance import Origin, Provenance, ReviewState
 from fastpad.review.apply import apply_changes, blocks_at

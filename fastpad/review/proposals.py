@@ -12,7 +12,8 @@ from typing import Any
 
 from fastpad.errors import Conflict, FieldError, IdempotencyConflict, ValidationFailed
 from fastpad.knowledge.edges import SUPERSEDES, check_edge_type
-from fastpad.knowledge.notes import NoteView, visible_note
+from fastpad.knowledge.note_core import visible_note
+from fastpad.knowledge.note_views import NoteView
 from fastpad.knowledge.trust import TrustFloor, filter_blocks
 from fastpad.notes import Block, NoteDocument
 from fastpad.notes.ids import new_id

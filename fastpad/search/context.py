@@ -42,7 +42,8 @@ from typing import Any
 
 from fastpad.errors import NotFound
 from fastpad.knowledge.graph import GraphService
-from fastpad.knowledge.notes import NoteService, NoteView
+from fastpad.knowledge.note_views import NoteView
+from fastpad.knowledge.notes import NoteService
 from fastpad.knowledge.trust import TrustFloor, admits, floor_for
 from fastpad.notes import Block, NoteMeta, serialize_markdown
 from fastpad.notes.blocks import CALLOUT, LIST_ITEM, PARAGRAPH, QUOTE, TASK

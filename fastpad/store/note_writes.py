@@ -1,7 +1,7 @@
 """The store's half of the single write path: ``WorkspaceTx.write_note`` (mixed into
 ``WorkspaceTx``) applies one committed write — op log, note row, block projection (and with it
 the lexical index), change feed — in the caller's transaction. ``NoteService._commit``
-(fastpad/knowledge/notes.py) is its one caller outside tests and runs the link, search and
+(fastpad/knowledge/note_core.py) is its one caller outside tests and runs the link, search and
 property steps after it in the same transaction.
 """
 

@@ -18,7 +18,8 @@ from datetime import datetime, timezone
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from fastpad.knowledge.notes import NoteService, _block_row
+from fastpad.knowledge.note_core import block_row
+from fastpad.knowledge.notes import NoteService
 from fastpad.notes import Block, NoteDocument, NoteMeta, new_id
 from fastpad.notes.provenance import Origin, Provenance
 from fastpad.search.indexing import note_chunks
@@ -98,7 +99,7 @@ def _seed(svc, ws, note_id: str, doc: NoteDocument) -> None:
             note_id=note_id, kind="create", at=AT, actor=replace(ws.owner.actor(), origin=stamp.origin.value),
             update=doc.export_updates(None), snapshot=doc.snapshot(), frontier=doc.frontier(),
             title=doc.meta.title, types=doc.meta.types, properties=doc.meta.properties,
-            blocks=[_block_row(b, i, stamp) for i, b in enumerate(doc.blocks())],
+            blocks=[block_row(b, i, stamp) for i, b in enumerate(doc.blocks())],
         ), previous_blocks=[])
 
 

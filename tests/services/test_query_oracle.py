@@ -32,7 +32,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from fastpad.knowledge.notes import NoteView
+from fastpad.knowledge.note_views import NoteView
 from fastpad.knowledge.property_index import load_schema
 from fastpad.knowledge.query import parse_definition
 from fastpad.security.principals import Principal

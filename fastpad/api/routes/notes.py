@@ -37,7 +37,7 @@ from fastpad.api.schemas import (
     OpsOut,
 )
 from fastpad.errors import FastpadError, FieldError, ValidationFailed
-from fastpad.knowledge.notes import MAX_FOLDER
+from fastpad.knowledge.note_reads import MAX_FOLDER
 from fastpad.notes import Block
 from fastpad.review.turns import Turn
 
