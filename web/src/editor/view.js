@@ -7,14 +7,17 @@
 // transaction, which is one undo step and one update on the wire.
 //
 // Remote edits arrive as imports; `refresh()` then re-renders only the blocks whose type,
-// attrs or text differ from what is on screen, and keeps the caret where it was in the
-// text (a Loro cursor survives the merge; an offset would not).
+// attrs or text differ from what is on screen, and keeps the selection where it was in the
+// text: it is held as Loro cursors across the change (selection.js), which survive the merge
+// where an offset would not.
 //
 // The view knows the model and the DOM, never the network.
 import { UndoManager } from "loro-crdt/web";
 import { LIST_TYPES, MAX_DEPTH, tableCells } from "../model/blocks.js";
+import { textBlockId } from "../model/carets.js";
 import { caretOffset, caretOnEdgeLine, placeCaret, readText, selectionOffsets, writeText } from "./dom.js";
 import { PopupMenu } from "./menu.js";
+import { HeldSelection } from "./selection.js";
 import { CALLOUT_KINDS, TABLE_HEADER, TABLE_ROW, enterShortcutFor, filterMenu, shortcutFor } from "./shortcuts.js";
 
 export const CLIPBOARD_TYPE = "application/x-fastpad-blocks"; // {blocks: [{type, text, attrs}], note?, cut?}
@@ -41,12 +44,15 @@ export class EditorView {
     this.fillRun = null; // the rendering of a long note's later groups, while it goes on
     this.readOnly = false;
     this.annotate = null; // the page's marks on blocks (setAnnotations)
-    this.undo = new UndoManager(model.doc, {
-      mergeInterval: 600,
-      maxUndoSteps: 500,
-      onPush: () => ({ value: null, cursors: this._caretCursor() }),
-      onPop: (_isUndo, { cursors }) => this._restoreCursor(cursors),
+    this.undo = new UndoManager(model.doc, { mergeInterval: 600, maxUndoSteps: 500 });
+    this.selection = new HeldSelection(model, {
+      blockOf: (node) => this._blockOf(node),
+      textElement: (id) => (this.rendered.has(id) || this._showAll(), this._textElement(id)),
+      focus: (id, offset) => this.focusBlock(id, offset, { scroll: false }),
     });
+    // Every change the screen did not make (an import, an undo) runs through model.observe,
+    // which first lets the selection be taken while the screen still reads as the model does.
+    model.beforeChange = () => this.selection.take();
     root.classList.add("editor");
     root.setAttribute("role", "textbox");
     root.setAttribute("aria-multiline", "true");
@@ -57,6 +63,7 @@ export class EditorView {
   destroy() {
     this._stopFilling();
     this.menu.element.remove();
+    this.model.beforeChange = null;
     this.undo.free?.();
     this.root.replaceChildren();
   }
@@ -147,14 +154,16 @@ export class EditorView {
   }
 
   // Brings the screen in line with the model after an import or an undo: only blocks that
-  // changed are touched, and the caret keeps its place in the text. `changes` (what an import
-  // touched, from NoteModel.importUpdates) narrows the work to those blocks when no block was
-  // added, removed or moved — the common case of someone typing — so a large note costs no more.
+  // changed are touched, and the selection keeps its place in the text. `changes` (what an
+  // import touched, from NoteModel.importUpdates) narrows the work to those blocks when no block
+  // was added, removed or moved — the common case of someone typing — so a large note costs no
+  // more. Without `changes` it follows an edit of the editor's own, whose caller then places the
+  // caret; the selection is taken from the screen here, where only that edit's text differs.
   refresh(changes = null) {
     if (changes && !changes.any) return;
+    if (!changes) this.selection.take();
     if (changes && !changes.structural) return this._refreshBlocks(changes.blocks);
     this._stopFilling(); // every block is rendered below
-    const cursors = this._caretCursor();
     const blocks = this.model.blocks();
     const keep = new Set(blocks.map((block) => block.id).filter(Boolean));
     for (const [id, shown] of this.rendered) {
@@ -177,11 +186,10 @@ export class EditorView {
     });
     this._place(elements);
     if (!blocks.length) this._ensureOneBlock();
-    this._restoreCursor(cursors);
+    this.selection.restore();
   }
 
   _refreshBlocks(positions) {
-    const cursors = this._caretCursor();
     const touched = new Set();
     for (const position of positions) touched.add(position).add(position + 1); // a row's look follows its neighbour
     for (const position of touched) {
@@ -191,7 +199,7 @@ export class EditorView {
       const shown = this.rendered.get(block.id);
       if (shown && shown.key !== blockKey(block, previous)) shown.element.replaceWith(this._blockElement(block, previous));
     }
-    this._restoreCursor(cursors);
+    this.selection.restore();
   }
 
   _ensureOneBlock() {
@@ -342,33 +350,17 @@ export class EditorView {
     if (scroll) element.scrollIntoView({ block: "nearest" });
   }
 
-  // The caret as a Loro cursor, which stays on its character through remote edits.
-  _caretCursor() {
-    const element = this._blockOf(document.getSelection()?.focusNode);
-    if (!element) return [];
-    const text = element.querySelector(".text");
-    const offset = text?.isContentEditable ? caretOffset(text) : 0;
-    if (offset === null || !this.model.has(element.dataset.id)) return [];
-    const cursor = this.model.textOf(element.dataset.id).getCursor(offset);
-    return cursor ? [cursor] : [];
-  }
-
-  _restoreCursor(cursors) {
-    const [cursor] = cursors ?? [];
-    if (!cursor) return;
-    const position = this.model.doc.getCursorPos(cursor);
-    const id = this.model.doc.getContainerById(cursor.containerId())?.parent()?.get("id");
-    // A remote edit never scrolls the page: the person may be reading elsewhere.
-    if (position && id && this.model.has(id)) this.focusBlock(id, position.offset, { scroll: false });
-  }
-
   // -- listening ----------------------------------------------------------------------
 
   _listen() {
     const root = this.root;
     root.addEventListener("mousedown", () => this._clearBlockSelection());
     root.addEventListener("input", (event) => this._onInput(event));
-    root.addEventListener("compositionend", (event) => this._onInput(event));
+    root.addEventListener("compositionstart", () => (this.selection.composing = true));
+    root.addEventListener("compositionend", (event) => {
+      this.selection.composing = false;
+      this._onInput(event);
+    });
     root.addEventListener("keydown", (event) => this._onKeyDown(event));
     root.addEventListener("beforeinput", (event) => {
       if (event.inputType === "historyUndo" || event.inputType === "historyRedo") {
@@ -679,6 +671,10 @@ export class EditorView {
     // Through the model, so an undone or redone block move, insertion or removal re-reads its index.
     const changes = this.model.observe(() => (undo ? this.undo.undo() : this.undo.redo()));
     this.refresh(changes);
+    // The caret goes after the text the step put back, or where it took text away; a step that
+    // touched no text (a move, a type) leaves the selection where it was held.
+    const id = changes.textEnd && textBlockId(this.model, changes.textEnd.container);
+    if (id && this.model.has(id)) this.focusBlock(id, changes.textEnd.offset);
   }
 
   // -- the block menu and the note picker --------------------------------------------
