@@ -253,3 +253,44 @@ def test_undo_and_redo_leave_bs_caret_after_the_restored_text_with_a_editing_bef
     b.keyboard.type("!")  # the next keystroke lands after the restored text
     screenshot(b, "carets-undo-b")
     assert converge(a, b, api, note_id) == ["A2 A says: Keep this sentence whole. again!"]
+
+
+def test_bs_selection_in_a_block_and_across_blocks_stays_on_its_text_while_a_edits_before_it(
+        people: tuple[Any, Any], web_server: Server, api: httpx.Client) -> None:
+    note_id = create_note(api, "First block, pick me here.\n\nSecond block.\n\nThird block.\n", title="Carets: selections")
+    a, b = open_both(people, web_server, note_id)
+    selected_text = "() => document.getSelection().toString()"
+    selected_blocks = ("() => [...document.querySelectorAll('.editor .block.selected')]"
+                       ".map(e => window.fastpad.page.model.block(e.dataset.id).text)")
+
+    def a_inserts(text: str) -> None:
+        a.locator(".editor .block .text").first.click()
+        a.keyboard.press("Control+Home")
+        a.keyboard.type(text)
+        wait_for_text(b, "(text, inserted) => text.startsWith(inserted)", text)
+
+    # A selection inside a block: "pick me", while A types before it.
+    put_caret(b, 0, len("First block, pick me"))
+    for _ in range(len("pick me")):
+        b.keyboard.press("Shift+ArrowLeft")
+    assert b.evaluate(selected_text) == "pick me"
+    for trial in range(5):
+        a_inserts(f"A{trial} ")
+        assert b.evaluate(selected_text) == "pick me", trial
+
+    # A selection of whole blocks (Escape, Shift+ArrowDown): the second and third, while A opens
+    # blocks above them (Enter at the very start of the first block).
+    b.locator(".editor .block .text").nth(1).click()
+    b.keyboard.press("Escape")
+    b.keyboard.press("Shift+ArrowDown")
+    assert b.evaluate(selected_blocks) == ["Second block.", "Third block."]
+    for trial in range(5):
+        a.locator(".editor .block .text").first.click()
+        a.keyboard.press("Control+Home")
+        a.keyboard.press("Enter")
+        b.wait_for_function("n => document.querySelectorAll('.editor .block').length === n", arg=4 + trial)
+        assert b.evaluate(selected_blocks) == ["Second block.", "Third block."], trial
+    screenshot(b, "carets-selections-b")
+    b.keyboard.press("Backspace")  # deletes the blocks B sees selected, wherever they are now
+    texts = converge(a, b, api, note_id)
+    assert texts == [""] * 5 + ["A4 A3 A2 A1 A0 First block, pick me here."]
