@@ -227,7 +227,7 @@ def test_undo_and_redo_leave_bs_caret_after_the_restored_text_with_a_editing_bef
 
     # B deletes a word; A inserts before it; B's undo puts the word back with the caret after it.
     put_caret(b, 0, len("Keep this sentence"))
-    for _ in range("sentence".__len__()):
+    for _ in range(len("sentence")):
         b.keyboard.press("Shift+ArrowLeft")
     b.keyboard.press("Backspace")
     a_inserts("A says: ")
