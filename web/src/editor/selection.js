@@ -10,19 +10,21 @@ import { caretAt, place } from "../model/carets.js";
 import { offsetAt, pointAt } from "./dom.js";
 
 export class HeldSelection {
-  // blockOf(node) → the block element holding a DOM node (or null); textElement(id) → a block's
-  // text element on screen, shown if need be; focus(id, offset) → focuses the block's text there.
-  constructor(model, { blockOf, textElement, focus }) {
-    Object.assign(this, { model, blockOf, textElement, focus });
+  // root: the editor's element; blockOf(node) → the block element holding a DOM node (or null);
+  // textElement(id) → a block's text element on screen, shown if need be; focus(id, offset) →
+  // focuses the block's text there.
+  constructor(model, { root, blockOf, textElement, focus }) {
+    Object.assign(this, { model, root, blockOf, textElement, focus });
     this.held = null; // {anchor, focus}: carets (see model/carets.js), or null when nothing is selected here
     this.composing = false; // an input method's text on screen is not in the model yet: nothing to read
   }
 
-  // Takes the screen's selection into the document, if it is in the editor.
+  // Takes the screen's selection into the document, if it is in the editor and the editor has
+  // the focus: a change from elsewhere never takes the focus from another part of the page.
   take() {
     if (this.composing) return;
     const selection = document.getSelection();
-    if (!selection || selection.rangeCount === 0) return (this.held = null);
+    if (!selection || selection.rangeCount === 0 || !this.root.contains(document.activeElement)) return (this.held = null);
     const focus = this._caret(selection.focusNode, selection.focusOffset);
     const anchor = selection.isCollapsed ? focus : this._caret(selection.anchorNode, selection.anchorOffset);
     this.held = focus ? { anchor: anchor ?? focus, focus } : null;

@@ -46,6 +46,7 @@ export class EditorView {
     this.annotate = null; // the page's marks on blocks (setAnnotations)
     this.undo = new UndoManager(model.doc, { mergeInterval: 600, maxUndoSteps: 500 });
     this.selection = new HeldSelection(model, {
+      root,
       blockOf: (node) => this._blockOf(node),
       textElement: (id) => (this.rendered.has(id) || this._showAll(), this._textElement(id)),
       focus: (id, offset) => this.focusBlock(id, offset, { scroll: false }),

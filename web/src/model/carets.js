@@ -11,13 +11,14 @@
 // join copies the second block's text into the first: no cursor can follow a copy, so `place`
 // follows the caret's own text into the new tail, or into the block it was joined onto, using
 // what the block said when the caret was taken.
-import { LoroMap } from "loro-crdt/web";
+import { LoroMap, LoroText } from "loro-crdt/web";
 
 // The caret at `offset` in block `id`: {cursor, width, id, text, next, previous} — the cursor, the
 // width of the character it is anchored to (0 when anchored after the caret), and the block, its
 // text and its neighbours as they were, for following a split or a join.
 export function caretAt(model, id, offset) {
-  const loroText = model.textOf(id);
+  const loroText = model.mapOf(id).get("text");
+  if (!(loroText instanceof LoroText)) return null; // a text another peer left as a plain string: nothing to hold on to
   const text = loroText.toString();
   offset = Math.max(0, Math.min(offset, text.length));
   const width = offset === 0 ? 0 : isLowSurrogate(text.charCodeAt(offset - 1)) && offset >= 2 ? 2 : 1;
@@ -37,7 +38,7 @@ export function place(model, caret) {
   // `update` is Loro's word that the anchored character was deleted: the offset is then where it
   // was, which is where the caret belongs — unless a split carried it into a new block.
   if (position.update) return followSplit(model, caret, id) ?? { id, offset: position.offset };
-  return { id, offset: Math.min(position.offset + caret.width, model.textOf(id).length) };
+  return { id, offset: Math.min(position.offset + caret.width, model.block(id).text.length) };
 }
 
 // The id of the block whose text is the container `containerId`.
@@ -49,7 +50,7 @@ export function textBlockId(model, containerId) {
 // The caret's block now ends before the caret, and a new block right after it starts with the
 // text that stood between the cut and the caret: that block is the split's tail.
 function followSplit(model, caret, id) {
-  const head = model.textOf(id).toString();
+  const head = model.block(id).text;
   const cut = commonPrefix(caret.text, head);
   if (cut > caret.offset) return null;
   const index = model.indexOf(id);
