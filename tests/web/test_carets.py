@@ -2,10 +2,11 @@
 and a member who joined through an invitation (B) in one note.
 
 B's caret is held as Loro cursors across every change that reaches B's screen from outside (an
-import, an undo, a redo), so when A inserts, deletes or splits before it, B's next keystrokes land
-right after B's own text. Each edit kind is tried 20 times in a row in one note; a trial passes
-when B's whole text so far is one run in B's block with B's caret right after it, on B's screen,
-and both people's notes converge.
+import, an undo, a redo), so when A inserts, deletes or splits before it, or moves B's block, B's
+next keystrokes land right after B's own text. Each edit kind is tried 20 times in a row in one
+note; a trial passes when B's whole text so far is one run in B's block with B's caret right after
+it, on B's screen, and both people's notes converge. Undo and redo leave B's caret after the text
+they put back, and a selection (in a block, or of whole blocks) stays on its text.
 
 Typing is Playwright's real keyboard in each context. A's edit and B's next keystrokes overlap:
 B goes on typing right after A's edit leaves A's tab, without waiting for it to arrive, and types
@@ -294,3 +295,26 @@ def test_bs_selection_in_a_block_and_across_blocks_stays_on_its_text_while_a_edi
     b.keyboard.press("Backspace")  # deletes the blocks B sees selected, wherever they are now
     texts = converge(a, b, api, note_id)
     assert texts == [""] * 5 + ["A4 A3 A2 A1 A0 First block, pick me here."]
+
+
+def test_a_moving_bs_block_while_b_types_leaves_bs_text_whole_at_bs_caret(
+        people: tuple[Any, Any], web_server: Server, api: httpx.Client) -> None:
+    note_id = create_note(api, "Above.\n\nB writes here:\n\nBelow.\n", title="Carets: moves")
+    a, b = open_both(people, web_server, note_id)
+    put_caret(b, 1, len("B writes here:"))
+    typed, passed = "", 0
+    for trial in range(TRIALS):
+        b.keyboard.type(f"b{trial:02d}")
+        a.locator(".editor .block .text", has_text="B writes here").click()
+        down = trial % 2 == 0
+        a.keyboard.press("Control+Shift+ArrowDown" if down else "Control+Shift+ArrowUp")  # B's block, down or back up
+        b.keyboard.type(f"-{trial:02d}", delay=10)
+        b.wait_for_function("([down, text]) => window.fastpad.page.model.blockAt(down ? 2 : 1).text.startsWith(text)"
+                            " && document.querySelectorAll('.editor .block .text')[down ? 2 : 1].textContent.startsWith(text)",
+                            arg=[down, "B writes here"])
+        b.keyboard.type("+")
+        typed += f"b{trial:02d}-{trial:02d}+"
+        passed += typed_at_caret(b, typed)
+    texts = converge(a, b, api, note_id)
+    assert passed == TRIALS, f"B's text whole at B's caret in {passed}/{TRIALS} trials"
+    assert texts == ["Above.", f"B writes here:{typed}", "Below."]
