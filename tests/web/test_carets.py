@@ -1,5 +1,5 @@
-"""Carets anchored in the CRDT, in two Chromium contexts against a real ``fp serve``: the owner (A)
-and a member who joined through an invitation (B) in one note.
+"""Carets anchored in the CRDT, in two Chromium contexts against a real ``fp serve``: two members
+of the owner's workspace who joined through invitations, A and B, in one note the owner wrote.
 
 B's caret is held as Loro cursors across every change that reaches B's screen from outside (an
 import, an undo, a redo), so when A inserts, deletes or splits before it, or moves B's block, B's
@@ -44,37 +44,40 @@ CARET = """() => {
 
 
 @pytest.fixture(scope="module")
-def member_state(browser: Any, web_server: Server) -> dict:
-    """A second person, invited by the owner and joined through the link (the previous issue's
-    members): the storage state of a browser signed in as them."""
+def owner_session(web_server: Server) -> Iterator[httpx.Client]:
+    """The owner signed in over HTTP, to invite people (a signed-in owner's right)."""
     with httpx.Client(base_url=web_server.base_url, timeout=30.0) as owner:
         signed = owner.post("/v1/session", json={"email": web_server.owner_email, "password": web_server.owner_password})
         assert signed.status_code == 201, signed.text
         owner.headers["x-csrf-token"] = signed.json()["csrf_token"]
-        email = f"bea-{uuid.uuid4().hex[:8]}@example.com"
-        invited = owner.post("/v1/invitations", json={"email": email, "role": "member", "idempotencyKey": str(uuid.uuid4())})
-        assert invited.status_code == 201, invited.text
-    context = browser.new_context(viewport=VIEWPORT)
-    joined = context.request.post(f"{web_server.base_url}/v1/invitations:accept", data={
-        "token": invited.json()["link"].rsplit("/", 1)[1], "display_name": "Bea Member", "password": "Bea's long enough password"})
-    assert joined.status == 201, joined.text()
-    state = context.storage_state()
-    context.close()
-    return state
+        yield owner
 
 
 @pytest.fixture
-def people(browser: Any, device: Any, member_state: dict) -> Iterator[tuple[Any, Any]]:
-    """(A, B): contexts of the owner and of the member. B's page errors fail the test, as A's do."""
-    owner = device()
-    member = browser.new_context(viewport=VIEWPORT, storage_state=member_state)
-    member.set_default_timeout(ACTION_TIMEOUT_MS)
-    errors: list[str] = []
-    member.on("weberror", lambda error: errors.append(str(error.error)))
-    member.on("console", lambda message: message.type == "error"
-              and not message.text.startswith("Failed to load resource") and errors.append(message.text))
-    yield owner, member
-    member.close()
+def people(browser: Any, web_server: Server, owner_session: httpx.Client) -> Iterator[tuple[Any, Any]]:
+    """(A, B): browser contexts of two new members of the owner's workspace (the previous issue's
+    people), each invited by the owner and joined through the link. New people for each test: two
+    people typing as fast as these tests do make hundreds of requests a minute each, and a
+    person's budget (1,200 a minute, shared by their session and CLI tokens) must not run out
+    here or for the owner, whom the other browser tests are signed in as. A page error fails the test."""
+    contexts, errors = [], []
+    for name in ("Ada Author", "Bea Member"):
+        email = f"{name.split()[0].lower()}-{uuid.uuid4().hex[:8]}@example.com"
+        invited = owner_session.post("/v1/invitations", json={"email": email, "role": "member",
+                                                               "idempotencyKey": str(uuid.uuid4())})
+        assert invited.status_code == 201, invited.text
+        context = browser.new_context(viewport=VIEWPORT)
+        context.set_default_timeout(ACTION_TIMEOUT_MS)
+        contexts.append(context)
+        joined = context.request.post(f"{web_server.base_url}/v1/invitations:accept", data={
+            "token": invited.json()["link"].rsplit("/", 1)[1], "display_name": name, "password": f"{name}'s long password"})
+        assert joined.status == 201, joined.text()
+        context.on("weberror", lambda error: errors.append(str(error.error)))
+        context.on("console", lambda message: message.type == "error"
+                   and not message.text.startswith("Failed to load resource") and errors.append(message.text))
+    yield contexts[0], contexts[1]
+    for context in contexts:
+        context.close()
     assert errors == [], errors
 
 

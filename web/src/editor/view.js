@@ -22,6 +22,7 @@ import { PopupMenu } from "./menu.js";
 import { blockKey, newGroup, renderBlock } from "./render.js";
 import { HeldSelection } from "./selection.js";
 import { TABLE_HEADER, TABLE_ROW, enterShortcutFor, filterMenu, isMac, shortcutFor } from "./shortcuts.js";
+
 const GROUP_SIZE = 64; // blocks per rendering group (see _place)
 const FIRST_GROUPS = 1; // groups shown before a note opens: more blocks than a tall screen holds
 const TEXT_TYPES = new Set(["heading", "paragraph", "list_item", "task", "quote", "callout", "code", "table_row"]);
@@ -48,7 +49,10 @@ export class EditorView {
     this.selection = new HeldSelection(model, {
       root,
       blockOf: (node) => this._blockOf(node),
-      textElement: (id) => (this.rendered.has(id) || this._showAll(), this._textElement(id)),
+      textElement: (id) => {
+        if (!this.rendered.has(id)) this._showAll();
+        return this._textElement(id);
+      },
       focus: (id, offset) => this.focusBlock(id, offset, { scroll: false }),
     });
     // Every change the screen did not make (an import, an undo) runs through model.observe,
