@@ -13,9 +13,10 @@
 // what the block said when the caret was taken.
 import { LoroMap, LoroText } from "loro-crdt/web";
 
-// The caret at `offset` in block `id`: {cursor, width, id, text, next, previous} — the cursor, the
-// width of the character it is anchored to (0 when anchored after the caret), and the block, its
-// text and its neighbours as they were, for following a split or a join.
+// The caret at `offset` in block `id`: {cursor, width, id, offset, text, next, previous} — the
+// cursor, the width of the character it is anchored to (0 when anchored after the caret), and
+// where it was taken: the block, the offset, the block's text and its neighbours' ids, for
+// following a split or a join.
 export function caretAt(model, id, offset) {
   const loroText = model.mapOf(id).get("text");
   if (!(loroText instanceof LoroText)) return null; // a text another peer left as a plain string: nothing to hold on to
