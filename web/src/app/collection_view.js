@@ -7,7 +7,7 @@
 // Reading: table, list and gallery read one keyset page and then more on demand; a board reads
 // every page (its columns need every card); a calendar (a month) and a timeline (three months)
 // ask only for their window, and the server filters by it.
-import { CLIPBOARD_TYPE } from "../editor/view.js";
+import { CLIPBOARD_TYPE } from "../editor/clipboard.js";
 import { explain } from "./explain.js";
 import { el, fill, formatValue, idempotencyKey, link } from "./dom.js";
 

@@ -51,7 +51,8 @@ export function selectionOffsets(element) {
   return [offsetAt(element, range.startContainer, range.startOffset), offsetAt(element, range.endContainer, range.endOffset)];
 }
 
-function offsetAt(element, node, nodeOffset) {
+// The offset in the element's text of a DOM point (a node and an offset in it) inside it.
+export function offsetAt(element, node, nodeOffset) {
   const range = document.createRange();
   range.selectNodeContents(element);
   range.setEnd(node, nodeOffset);
@@ -63,26 +64,22 @@ function offsetAt(element, node, nodeOffset) {
   return Math.min(text.length, readText(element).length);
 }
 
-export function placeCaret(element, offset) {
-  const selection = document.getSelection();
-  const range = document.createRange();
+// The DOM point at an offset in the element's text: [node, offset in it]. Past the end, the end —
+// before a trailing <br>, which only props the last line open.
+export function pointAt(element, offset) {
   let remaining = Math.max(0, offset);
   const walker = document.createTreeWalker(element, NodeFilter.SHOW_TEXT);
   for (let node = walker.nextNode(); node; node = walker.nextNode()) {
-    if (remaining <= node.data.length) {
-      range.setStart(node, remaining);
-      range.collapse(true);
-      selection.removeAllRanges();
-      selection.addRange(range);
-      return;
-    }
+    if (remaining <= node.data.length) return [node, remaining];
     remaining -= node.data.length;
   }
-  range.selectNodeContents(element);
-  range.collapse(false);
-  if (element.lastChild?.nodeName === "BR") range.setStartBefore(element.lastChild);
-  selection.removeAllRanges();
-  selection.addRange(range);
+  const children = element.childNodes.length;
+  return [element, element.lastChild?.nodeName === "BR" ? children - 1 : children];
+}
+
+export function placeCaret(element, offset) {
+  const [node, nodeOffset] = pointAt(element, offset);
+  document.getSelection().collapse(node, nodeOffset);
 }
 
 // Whether the caret sits on the element's first (or last) rendered line.

@@ -1,6 +1,9 @@
 // Markdown shortcuts typed at the start of a paragraph, and the block menu's entries.
 // Pure functions: they say what a block becomes; the view applies it as one model edit.
 
+// Apple keyboards hold Command where others hold Control for the editor's own shortcuts.
+export const isMac = typeof navigator !== "undefined" && /Mac|iPhone|iPad/.test(navigator.platform);
+
 const HEADING = /^(#{1,6}) $/;
 const BULLET = /^([-*+]) $/;
 const ORDERED = /^(\d{1,9})([.)]) $/;

@@ -7,23 +7,27 @@
 // transaction, which is one undo step and one update on the wire.
 //
 // Remote edits arrive as imports; `refresh()` then re-renders only the blocks whose type,
-// attrs or text differ from what is on screen, and keeps the caret where it was in the
-// text (a Loro cursor survives the merge; an offset would not).
+// attrs or text differ from what is on screen, and keeps the selection where it was in the
+// text: it is held as Loro cursors across the change (selection.js), which survive the merge
+// where an offset would not.
 //
 // The view knows the model and the DOM, never the network.
 import { UndoManager } from "loro-crdt/web";
 import { LIST_TYPES, MAX_DEPTH, tableCells } from "../model/blocks.js";
-import { caretOffset, caretOnEdgeLine, placeCaret, readText, selectionOffsets, writeText } from "./dom.js";
+import { textBlockId } from "../model/carets.js";
+import { blockSelectionKey, clearBlockSelection, reselectBlocks, selectBlocks } from "./block_selection.js";
+import { onCopy, onPaste } from "./clipboard.js";
+import { caretOffset, caretOnEdgeLine, placeCaret, readText, selectionOffsets } from "./dom.js";
 import { PopupMenu } from "./menu.js";
-import { CALLOUT_KINDS, TABLE_HEADER, TABLE_ROW, enterShortcutFor, filterMenu, shortcutFor } from "./shortcuts.js";
+import { blockKey, newGroup, renderBlock } from "./render.js";
+import { HeldSelection } from "./selection.js";
+import { TABLE_HEADER, TABLE_ROW, enterShortcutFor, filterMenu, isMac, shortcutFor } from "./shortcuts.js";
 
-export const CLIPBOARD_TYPE = "application/x-fastpad-blocks"; // {blocks: [{type, text, attrs}], note?, cut?}
 const GROUP_SIZE = 64; // blocks per rendering group (see _place)
 const FIRST_GROUPS = 1; // groups shown before a note opens: more blocks than a tall screen holds
 const TEXT_TYPES = new Set(["heading", "paragraph", "list_item", "task", "quote", "callout", "code", "table_row"]);
 // The keys the editor acts on in a block; any other key is the browser's to type.
 const EDITING_KEYS = new Set(["Enter", "Backspace", "Delete", "Tab", "Escape", "ArrowUp", "ArrowDown", "ArrowLeft", "ArrowRight"]);
-const isMac = typeof navigator !== "undefined" && /Mac|iPhone|iPad/.test(navigator.platform);
 
 export class EditorView {
   // options.findNotes(query) → Promise<[{id, title}]>, for the [[ and @ picker.
@@ -41,12 +45,19 @@ export class EditorView {
     this.fillRun = null; // the rendering of a long note's later groups, while it goes on
     this.readOnly = false;
     this.annotate = null; // the page's marks on blocks (setAnnotations)
-    this.undo = new UndoManager(model.doc, {
-      mergeInterval: 600,
-      maxUndoSteps: 500,
-      onPush: () => ({ value: null, cursors: this._caretCursor() }),
-      onPop: (_isUndo, { cursors }) => this._restoreCursor(cursors),
+    this.undo = new UndoManager(model.doc, { mergeInterval: 600, maxUndoSteps: 500 });
+    this.selection = new HeldSelection(model, {
+      root,
+      blockOf: (node) => this._blockOf(node),
+      textElement: (id) => {
+        if (!this.rendered.has(id)) this._showAll();
+        return this._textElement(id);
+      },
+      focus: (id, offset) => this.focusBlock(id, offset, { scroll: false }),
     });
+    // Every change the screen did not make (an import, an undo) runs through model.observe,
+    // which first lets the selection be taken while the screen still reads as the model does.
+    model.beforeChange = () => this.selection.take();
     root.classList.add("editor");
     root.setAttribute("role", "textbox");
     root.setAttribute("aria-multiline", "true");
@@ -57,6 +68,7 @@ export class EditorView {
   destroy() {
     this._stopFilling();
     this.menu.element.remove();
+    this.model.beforeChange = null;
     this.undo.free?.();
     this.root.replaceChildren();
   }
@@ -147,14 +159,16 @@ export class EditorView {
   }
 
   // Brings the screen in line with the model after an import or an undo: only blocks that
-  // changed are touched, and the caret keeps its place in the text. `changes` (what an import
-  // touched, from NoteModel.importUpdates) narrows the work to those blocks when no block was
-  // added, removed or moved — the common case of someone typing — so a large note costs no more.
+  // changed are touched, and the selection keeps its place in the text. `changes` (what an
+  // import touched, from NoteModel.importUpdates) narrows the work to those blocks when no block
+  // was added, removed or moved — the common case of someone typing — so a large note costs no
+  // more. Without `changes` it follows an edit of the editor's own, whose caller then places the
+  // caret; the selection is taken from the screen here, where only that edit's text differs.
   refresh(changes = null) {
     if (changes && !changes.any) return;
+    if (!changes) this.selection.take();
     if (changes && !changes.structural) return this._refreshBlocks(changes.blocks);
     this._stopFilling(); // every block is rendered below
-    const cursors = this._caretCursor();
     const blocks = this.model.blocks();
     const keep = new Set(blocks.map((block) => block.id).filter(Boolean));
     for (const [id, shown] of this.rendered) {
@@ -177,11 +191,10 @@ export class EditorView {
     });
     this._place(elements);
     if (!blocks.length) this._ensureOneBlock();
-    this._restoreCursor(cursors);
+    this._restoreSelection();
   }
 
   _refreshBlocks(positions) {
-    const cursors = this._caretCursor();
     const touched = new Set();
     for (const position of positions) touched.add(position).add(position + 1); // a row's look follows its neighbour
     for (const position of touched) {
@@ -191,7 +204,12 @@ export class EditorView {
       const shown = this.rendered.get(block.id);
       if (shown && shown.key !== blockKey(block, previous)) shown.element.replaceWith(this._blockElement(block, previous));
     }
-    this._restoreCursor(cursors);
+    this._restoreSelection();
+  }
+
+  _restoreSelection() {
+    this.selection.restore();
+    if (this.blockSelection) reselectBlocks(this);
   }
 
   _ensureOneBlock() {
@@ -201,53 +219,11 @@ export class EditorView {
   }
 
   _blockElement(block, previous) {
-    const element = document.createElement("div");
-    element.className = `block block-${block.type}`;
-    element.dataset.id = block.id;
-    element.dataset.type = block.type;
-    const handle = document.createElement("span");
-    handle.className = "handle";
-    handle.draggable = true;
-    handle.title = "Drag to move";
-    handle.setAttribute("aria-hidden", "true");
-    element.appendChild(handle);
-    const { attrs } = block;
-    if (block.type === "heading") element.dataset.level = String(attrs.level);
-    if (LIST_TYPES.has(block.type)) {
-      element.style.setProperty("--depth", String(attrs.depth));
-      element.classList.toggle("checked", block.type === "task" && attrs.checked);
-      element.appendChild(this._listMarker(block));
+    const element = renderBlock(block, previous, this.embed(block));
+    if (!element.classList.contains("block-embed")) {
+      this._setEditable(element);
+      this._annotate(element, block.id);
     }
-    const embedded = this.embed(block);
-    if (embedded) {
-      element.classList.add("block-embed");
-      element.appendChild(embedHost(embedded));
-      this.rendered.set(block.id, { element, key: blockKey(block, previous) });
-      return element;
-    }
-    if (block.type === "callout") element.appendChild(this._calloutHeader(block));
-    if (block.type === "code") element.appendChild(this._codeHeader(block));
-    if (block.type === "table_row") {
-      element.classList.toggle("table-header", attrs.header);
-      element.classList.toggle("table-first", previous?.type !== "table_row");
-    }
-    if (block.type === "divider") {
-      const rule = document.createElement("div");
-      rule.className = "text divider-line";
-      rule.tabIndex = 0;
-      rule.setAttribute("role", "separator");
-      element.appendChild(rule);
-    } else {
-      const text = document.createElement("div");
-      text.className = "text";
-      text.spellcheck = block.type !== "code" && block.type !== "table_row";
-      text.dataset.placeholder = placeholderFor(block);
-      text.classList.toggle("empty", block.text === "");
-      writeText(text, block.text);
-      element.appendChild(text);
-    }
-    this._setEditable(element);
-    this._annotate(element, block.id);
     this.rendered.set(block.id, { element, key: blockKey(block, previous) });
     return element;
   }
@@ -285,41 +261,6 @@ export class EditorView {
     for (const control of element.querySelectorAll("input, select")) control.disabled = this.readOnly;
   }
 
-  _listMarker(block) {
-    if (block.type === "task") {
-      const box = document.createElement("input");
-      box.type = "checkbox";
-      box.className = "task-box";
-      box.checked = block.attrs.checked;
-      box.setAttribute("aria-label", "Done");
-      return box;
-    }
-    const marker = document.createElement("span");
-    marker.className = "list-marker";
-    marker.textContent = block.attrs.ordered ? `${block.attrs.number}${block.attrs.marker}` : "•";
-    return marker;
-  }
-
-  _calloutHeader(block) {
-    const select = document.createElement("select");
-    select.className = "callout-kind";
-    select.setAttribute("aria-label", "Callout kind");
-    for (const kind of new Set([...CALLOUT_KINDS, block.attrs.kind])) {
-      select.appendChild(new Option(kind, kind, false, kind === block.attrs.kind));
-    }
-    return select;
-  }
-
-  _codeHeader(block) {
-    const input = document.createElement("input");
-    input.className = "code-language";
-    input.placeholder = "language";
-    input.value = block.attrs.language;
-    input.setAttribute("aria-label", "Code language");
-    input.spellcheck = false;
-    return input;
-  }
-
   // -- where the person is ------------------------------------------------------------
 
   _blockOf(node) {
@@ -342,33 +283,17 @@ export class EditorView {
     if (scroll) element.scrollIntoView({ block: "nearest" });
   }
 
-  // The caret as a Loro cursor, which stays on its character through remote edits.
-  _caretCursor() {
-    const element = this._blockOf(document.getSelection()?.focusNode);
-    if (!element) return [];
-    const text = element.querySelector(".text");
-    const offset = text?.isContentEditable ? caretOffset(text) : 0;
-    if (offset === null || !this.model.has(element.dataset.id)) return [];
-    const cursor = this.model.textOf(element.dataset.id).getCursor(offset);
-    return cursor ? [cursor] : [];
-  }
-
-  _restoreCursor(cursors) {
-    const [cursor] = cursors ?? [];
-    if (!cursor) return;
-    const position = this.model.doc.getCursorPos(cursor);
-    const id = this.model.doc.getContainerById(cursor.containerId())?.parent()?.get("id");
-    // A remote edit never scrolls the page: the person may be reading elsewhere.
-    if (position && id && this.model.has(id)) this.focusBlock(id, position.offset, { scroll: false });
-  }
-
   // -- listening ----------------------------------------------------------------------
 
   _listen() {
     const root = this.root;
-    root.addEventListener("mousedown", () => this._clearBlockSelection());
+    root.addEventListener("mousedown", () => clearBlockSelection(this));
     root.addEventListener("input", (event) => this._onInput(event));
-    root.addEventListener("compositionend", (event) => this._onInput(event));
+    root.addEventListener("compositionstart", () => (this.selection.composing = true));
+    root.addEventListener("compositionend", (event) => {
+      this.selection.composing = false;
+      this._onInput(event);
+    });
     root.addEventListener("keydown", (event) => this._onKeyDown(event));
     root.addEventListener("beforeinput", (event) => {
       if (event.inputType === "historyUndo" || event.inputType === "historyRedo") {
@@ -377,9 +302,9 @@ export class EditorView {
       }
     });
     root.addEventListener("change", (event) => this._onControl(event));
-    root.addEventListener("copy", (event) => this._onCopy(event, false));
-    root.addEventListener("cut", (event) => this._onCopy(event, true));
-    root.addEventListener("paste", (event) => this._onPaste(event));
+    root.addEventListener("copy", (event) => onCopy(this, event, false));
+    root.addEventListener("cut", (event) => onCopy(this, event, true));
+    root.addEventListener("paste", (event) => onPaste(this, event));
     root.addEventListener("focusout", () => queueMicrotask(() => !root.contains(document.activeElement) && this._closeMenu()));
     root.addEventListener("dragstart", (event) => {
       const block = event.target.closest?.(".handle") && this._blockOf(event.target);
@@ -463,7 +388,7 @@ export class EditorView {
   _onKeyDown(event) {
     if (event.isComposing || event.target.closest?.(".code-language, .callout-kind")) return;
     if (this.menu.open && this.menu.key(event)) return event.preventDefault();
-    if (this.blockSelection && this._blockSelectionKey(event)) return;
+    if (this.blockSelection && blockSelectionKey(this, event)) return;
     const element = this._blockOf(event.target);
     if (!element) return;
     const id = element.dataset.id;
@@ -520,13 +445,13 @@ export class EditorView {
       const index = this.model.indexOf(id);
       if (caretOnEdgeLine(text, step < 0 ? "first" : "last") && this._neighbour(id, step)) {
         event.preventDefault();
-        this._selectBlocks(index, index + step);
+        selectBlocks(this, index, index + step);
       }
       return;
     }
     if (key === "Escape") {
       event.preventDefault();
-      return this._selectBlocks(this.model.indexOf(id), this.model.indexOf(id));
+      return selectBlocks(this, this.model.indexOf(id), this.model.indexOf(id));
     }
     if (key === "ArrowUp" || key === "ArrowLeft") {
       const atEdge = key === "ArrowUp" ? caretOnEdgeLine(text, "first") : collapsed && start === 0;
@@ -679,6 +604,10 @@ export class EditorView {
     // Through the model, so an undone or redone block move, insertion or removal re-reads its index.
     const changes = this.model.observe(() => (undo ? this.undo.undo() : this.undo.redo()));
     this.refresh(changes);
+    // The caret goes after the text the step put back, or where it took text away; a step that
+    // touched no text (a move, a type) leaves the selection where it was held.
+    const id = changes.textEnd && textBlockId(this.model, changes.textEnd.container);
+    if (id && this.model.has(id)) this.focusBlock(id, changes.textEnd.offset);
   }
 
   // -- the block menu and the note picker --------------------------------------------
@@ -750,170 +679,6 @@ export class EditorView {
     this._typeAt(id, trigger.start, Math.max(caret, trigger.start), link);
   }
 
-  // -- selecting whole blocks ----------------------------------------------------------
-
-  // Selects the blocks from `anchor` to `focus` (positions): the document selection spans
-  // them, so copy and cut see them, and the editor takes the keys (Shift-arrows, Delete).
-  _selectBlocks(anchor, focus) {
-    this._showAll();
-    const ids = this.model.ids();
-    focus = Math.max(0, Math.min(ids.length - 1, focus));
-    this.blockSelection = { anchor, focus };
-    const [from, to] = anchor <= focus ? [anchor, focus] : [focus, anchor];
-    for (const [id, shown] of this.rendered) {
-      const index = this.model.indexOf(id);
-      shown.element.classList.toggle("selected", index >= from && index <= to);
-    }
-    const start = this.rendered.get(ids[anchor]).element.querySelector(".text");
-    const end = this.rendered.get(ids[focus]).element.querySelector(".text");
-    this.root.tabIndex = -1;
-    this.root.focus({ preventScroll: true });
-    document.getSelection().setBaseAndExtent(start, 0, end, end.childNodes.length);
-    end.scrollIntoView({ block: "nearest" });
-  }
-
-  _clearBlockSelection() {
-    if (!this.blockSelection) return;
-    this.blockSelection = null;
-    for (const element of this.root.querySelectorAll(".block.selected")) element.classList.remove("selected");
-  }
-
-  _blockSelectionKey(event) {
-    const { anchor, focus } = this.blockSelection;
-    const mod = isMac ? event.metaKey : event.ctrlKey;
-    if (event.shiftKey && (event.key === "ArrowUp" || event.key === "ArrowDown")) {
-      event.preventDefault();
-      this._selectBlocks(anchor, focus + (event.key === "ArrowUp" ? -1 : 1));
-      return true;
-    }
-    if (mod && ["c", "x", "a"].includes(event.key.toLowerCase())) {
-      if (event.key.toLowerCase() === "a") {
-        event.preventDefault();
-        this._selectBlocks(0, this.model.length - 1);
-      }
-      return true; // copy and cut events follow, and see the blocks
-    }
-    if (event.key === "Backspace" || event.key === "Delete") {
-      event.preventDefault();
-      const blocks = this._selectedBlocks();
-      const previous = blocks && this._neighbour(blocks[0].id, -1);
-      this._clearBlockSelection();
-      if (blocks) this.model.transact(() => blocks.forEach((block) => this.model.deleteBlock(block.id)));
-      this.refresh();
-      if (previous) this.focusBlock(previous.id, Infinity);
-      else if (this.model.length) this.focusBlock(this.model.ids()[0], 0);
-      return true;
-    }
-    if (["Shift", "Control", "Meta", "Alt"].includes(event.key)) return true;
-    if (event.shiftKey && (event.key === "Home" || event.key === "End")) {
-      event.preventDefault(); // whole blocks are already whole
-      return true;
-    }
-    // Anything else leaves block selection, with the caret in the block it ended on.
-    event.preventDefault();
-    this._clearBlockSelection();
-    const id = this.model.ids()[focus];
-    if (id) this.focusBlock(id, event.key === "ArrowUp" || event.key === "ArrowLeft" ? 0 : Infinity);
-    return true;
-  }
-
-  // -- clipboard --------------------------------------------------------------------
-
-  // The whole blocks a selection touches, when it spans more than one.
-  _selectedBlocks() {
-    const selection = document.getSelection();
-    if (!selection || selection.rangeCount === 0 || (selection.isCollapsed && !this.blockSelection)) return null;
-    const first = this._blockOf(selection.anchorNode);
-    const last = this._blockOf(selection.focusNode);
-    if (!first || !last || (first === last && !this.blockSelection)) return null;
-    let [from, to] = [this.model.indexOf(first.dataset.id), this.model.indexOf(last.dataset.id)];
-    if (from > to) [from, to] = [to, from];
-    const blocks = [];
-    for (let i = from; i <= to; i++) blocks.push(this.model.blockAt(i));
-    return blocks;
-  }
-
-  _onCopy(event, cut) {
-    const blocks = this._selectedBlocks();
-    if (!blocks) return; // inside one block: the browser copies the text, and a cut is an input
-    event.preventDefault();
-    event.clipboardData.setData("text/plain", blocks.map((block) => block.text).join("\n\n"));
-    event.clipboardData.setData(CLIPBOARD_TYPE, JSON.stringify({ note: this.noteId, cut, blocks }));
-    if (!cut) return;
-    this._clearBlockSelection();
-    const previous = this._neighbour(blocks[0].id, -1);
-    this.model.transact(() => blocks.forEach((block) => this.model.deleteBlock(block.id)));
-    this.refresh();
-    if (previous) this.focusBlock(previous.id, Infinity);
-  }
-
-  _onPaste(event) {
-    const element = this._blockOf(event.target);
-    if (!element) return;
-    const id = element.dataset.id;
-    const block = this.model.block(id);
-    const data = event.clipboardData;
-    const copied = parseClipboard(data.getData(CLIPBOARD_TYPE));
-    const plain = data.getData("text/plain");
-    if (!copied && (block.type === "code" || !plain.includes("\n"))) {
-      // Text into one block: insert it ourselves, so a large paste is one splice.
-      event.preventDefault();
-      const [start, end] = selectionOffsets(element.querySelector(".text")) ?? [block.text.length, block.text.length];
-      return this._typeAt(id, start, end, plain.replace(/\r\n?/g, "\n"));
-    }
-    event.preventDefault();
-    // Blocks copied here keep their ids only when cut from this note and no longer in it:
-    // a cut-paste is a move; a copy always gets new ids.
-    const blocks = copied
-      ? copied.blocks
-      : plain.replace(/\r\n?/g, "\n").split(/\n{2,}|\n/).filter((line) => line.trim() !== "").map((text) => ({ type: "paragraph", text, attrs: {} }));
-    if (!blocks.length) return;
-    const replaceEmpty = block.text === "" && block.type === "paragraph";
-    const index = this.model.indexOf(id) + 1;
-    const ids = this.model.transact(() => {
-      const pasted = this.model.pasteBlocks(index, blocks, { keepIds: Boolean(copied?.cut && copied.note === this.noteId) });
-      if (replaceEmpty) this.model.deleteBlock(id);
-      return pasted;
-    });
-    this.refresh();
-    this.focusBlock(ids[ids.length - 1], Infinity);
-  }
-}
-
-function parseClipboard(raw) {
-  if (!raw) return null;
-  try {
-    const value = JSON.parse(raw);
-    return Array.isArray(value?.blocks) ? value : null;
-  } catch {
-    return null;
-  }
-}
-
-// An embedded view sits where its block is, focusable like a divider and never editable as
-// text; what happens inside it (typing in its fields, dragging its cards) is its own, so those
-// events stop at its edge instead of reaching the editor's handlers.
-const EMBED_OWN_EVENTS = ["input", "change", "keydown", "beforeinput", "compositionend", "copy", "cut", "paste", "dragstart", "dragover", "drop"];
-
-function embedHost(content) {
-  const host = document.createElement("div");
-  host.className = "text embed";
-  host.tabIndex = 0;
-  host.contentEditable = "false";
-  host.appendChild(content);
-  for (const type of EMBED_OWN_EVENTS) host.addEventListener(type, (event) => event.target !== host && event.stopPropagation());
-  return host;
-}
-
-// What is on screen for a block: re-rendered when this changes. A table row's look also
-// depends on whether it opens its table.
-function newGroup() {
-  return Object.assign(document.createElement("div"), { className: "block-group" });
-}
-
-function blockKey(block, previous) {
-  const opens = block.type === "table_row" && previous?.type !== "table_row";
-  return `${block.type}\u0000${JSON.stringify(block.attrs)}\u0000${block.text}\u0000${opens}`;
 }
 
 function tailType(block) {
@@ -926,12 +691,3 @@ function tailAttrs(block) {
   if (block.type === "callout") return { title: "" };
   return {};
 }
-
-function placeholderFor(block) {
-  if (block.type === "heading") return `Heading ${block.attrs.level}`;
-  if (block.type === "paragraph") return "Type / for blocks, [[ to link";
-  if (block.type === "code") return "Code";
-  if (block.type === "quote") return "Quote";
-  return "";
-}
-

@@ -24,6 +24,7 @@ export class NoteModel {
     this._positions = null;
     this._learnt = null; // ids read so far by blocksIn, front to back, while _ids is unknown
     this._depth = 0;
+    this.beforeChange = null; // see observe
   }
 
   // A note from a Loro export: a snapshot, or updates that hold its whole history.
@@ -45,15 +46,20 @@ export class NoteModel {
   // undo or redo — and says what it touched, from Loro's events (emitted during the change):
   // `structural` when blocks were added, removed or moved (the block index is then re-read
   // when next needed), `blocks` the positions whose text, type or attrs changed, `meta` when
-  // the title, types or properties did, `any` when anything at all did.
+  // the title, types or properties did, `any` when anything at all did, and `textEnd` where
+  // the change's last text edit ends ({container, offset}: after the last text it inserted,
+  // else where it deleted) — where an undo or redo leaves the caret.
+  // `beforeChange` (the editor's) runs first, while the document still reads as the screen does.
   observe(change) {
-    const changes = { any: false, structural: false, meta: false, blocks: new Set() };
+    const changes = { any: false, structural: false, meta: false, blocks: new Set(), textEnd: null };
+    this.beforeChange?.();
     const unsubscribe = this.doc.subscribe((batch) => {
-      for (const { path } of batch.events) {
+      for (const { path, target, diff } of batch.events) {
         changes.any = true;
         if (path[0] === "meta") changes.meta = true;
         else if (path.length === 1) changes.structural = true;
         else if (typeof path[1] === "number") changes.blocks.add(path[1]);
+        if (diff.type === "text") changes.textEnd = textEditEnd(target, diff.diff) ?? changes.textEnd;
       }
     });
     try {
@@ -343,6 +349,19 @@ export class NoteModel {
     if (this._positions === null) return;
     for (let i = start; i < stop; i++) if (this._ids[i]) this._positions.set(this._ids[i], i);
   }
+}
+
+// Where a text delta's edits end: after its last insertion, or where it last deleted.
+function textEditEnd(container, delta) {
+  let index = 0;
+  let end = null;
+  let inserted = false;
+  for (const op of delta) {
+    if (op.retain !== undefined) index += op.retain;
+    else if (op.insert !== undefined) [index, end, inserted] = [index + op.insert.length, index + op.insert.length, true];
+    else if (op.delete !== undefined && !inserted) end = index;
+  }
+  return end === null ? null : { container, offset: end };
 }
 
 const isHighSurrogate = (code) => code >= 0xd800 && code <= 0xdbff;
