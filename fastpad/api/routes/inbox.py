@@ -58,10 +58,6 @@ class MarkIn(_Strict):
     idempotencyKey: IdempotencyKey | None = None
 
 
-class ReadAllIn(_Strict):
-    idempotencyKey: IdempotencyKey | None = None
-
-
 @router.get("/mentions", response_model=MentionPageOut,
             summary="Where you were mentioned, newest first: who, in which note and block, read or not (a person only)",
             responses=problems(_403=_PERSON_ONLY, _422="validation-failed: a bad cursor or limit"))
@@ -89,10 +85,9 @@ async def mark(request: Request, caller: Authenticated, body: MarkIn,
     return await mutate_with(request, caller, body, execute)
 
 
-@router.post("/mentions:read-all", summary="Mark every one of your mentions read",
+@router.post("/mentions:read-all", summary="Mark every one of your mentions read (no body; Idempotency-Key header)",
              responses=problems(_403=_PERSON_ONLY))
-async def read_all(request: Request, caller: Authenticated, body: ReadAllIn | None = None) -> Response:
+async def read_all(request: Request, caller: Authenticated) -> Response:
     def execute() -> Response:
         return json_response({"marked": request.app.state.deployment.inbox.mark_all_read(caller.principal)})
-    return await mutate(request, caller, key=key_from(request, body.idempotencyKey if body else None),
-                        fingerprint_body={}, execute=execute)
+    return await mutate(request, caller, key=key_from(request, None), fingerprint_body={}, execute=execute)
