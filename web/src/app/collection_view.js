@@ -10,6 +10,7 @@
 import { CLIPBOARD_TYPE } from "../editor/view.js";
 import { explain } from "./explain.js";
 import { el, fill, formatValue, idempotencyKey, link } from "./dom.js";
+import { nameOf } from "./people.js";
 
 export const EMBED_LANGUAGE = "fastpad-collection"; // fastpad/knowledge/saved_views.py
 export const LAYOUTS = ["table", "board", "list", "gallery", "calendar", "timeline"];
@@ -546,12 +547,23 @@ function monthNav(view, label, step) {
 
 // ---------------------------------------------------------------------- values
 
+// A person property's value is a member's id: shown as their name once the people are read.
+function personName(people, personId) {
+  const shown = el("span", { class: "person", title: personId }, "…");
+  people.list().then((list) => {
+    const person = list.find((p) => p.id === personId);
+    shown.textContent = person ? nameOf(person) : "Former member";
+  }, () => { shown.textContent = personId; });
+  return shown;
+}
+
 function cell(view, prop, value) {
   if (value === null || value === undefined || value === "") return "";
   if (prop.kind === "relation") {
     const target = view.app.index.notes.get(value);
     return link(`/notes/${value}`, target?.title || "Linked note");
   }
+  if (prop.kind === "person") return personName(view.app.people, value);
   if (prop.kind === "url") return el("a", { href: value, rel: "noopener noreferrer", target: "_blank" }, value);
   if (prop.kind === "checkbox") return value ? "✓" : "";
   return formatValue(value);

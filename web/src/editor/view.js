@@ -15,6 +15,7 @@ import { UndoManager } from "loro-crdt/web";
 import { LIST_TYPES, MAX_DEPTH, tableCells } from "../model/blocks.js";
 import { caretOffset, caretOnEdgeLine, placeCaret, readText, selectionOffsets, writeText } from "./dom.js";
 import { PopupMenu } from "./menu.js";
+import { choiceLabel, choiceText } from "./mention_menu.js";
 import { CALLOUT_KINDS, TABLE_HEADER, TABLE_ROW, enterShortcutFor, filterMenu, shortcutFor } from "./shortcuts.js";
 
 export const CLIPBOARD_TYPE = "application/x-fastpad-blocks"; // {blocks: [{type, text, attrs}], note?, cut?}
@@ -26,14 +27,16 @@ const EDITING_KEYS = new Set(["Enter", "Backspace", "Delete", "Tab", "Escape", "
 const isMac = typeof navigator !== "undefined" && /Mac|iPhone|iPad/.test(navigator.platform);
 
 export class EditorView {
-  // options.findNotes(query) → Promise<[{id, title}]>, for the [[ and @ picker.
+  // options.findNotes(query) → Promise<[{id, title}]>, for the [[ and @ picker;
+  // options.findMentions(query) → the same with people beside the notes, for @ (mention_menu.js).
   // options.embed(block) → an element that shows the block in its place instead of its text
   // (a code block that embeds a collection), or null for the block as it is.
-  constructor(root, model, { findNotes = async () => [], noteId = null, embed = () => null } = {}) {
+  constructor(root, model, { findNotes = async () => [], findMentions = findNotes, noteId = null, embed = () => null } = {}) {
     this.root = root;
     this.model = model;
     this.noteId = noteId;
     this.findNotes = findNotes;
+    this.findMentions = findMentions;
     this.embed = embed;
     this.rendered = new Map(); // block id → {element, key}: what is on screen
     this.menu = new PopupMenu(document.body);
@@ -704,9 +707,9 @@ export class EditorView {
       return;
     }
     const asked = (this._asked = {});
-    this.findNotes(query).then((notes) => {
+    (trigger.kind === "mention" ? this.findMentions : this.findNotes)(query).then((choices) => {
       if (this._asked !== asked || this.trigger !== trigger) return;
-      this.menu.show(notes, (note) => note.title || "Untitled", rect, (note) => this._chooseNote(trigger, note));
+      this.menu.show(choices, choiceLabel, rect, (choice) => this._chooseNote(trigger, choice));
     });
   }
 
@@ -739,15 +742,13 @@ export class EditorView {
     this.focusBlock(focus, item.table ? 2 : trigger.start);
   }
 
-  _chooseNote(trigger, note) {
+  _chooseNote(trigger, choice) {
     const id = trigger.blockId;
     this.trigger = null;
     const element = this._textElement(id);
     const text = readText(element);
     const caret = caretOffset(element) ?? text.length;
-    const title = note.title.replace(/[[\]|\n]/g, " ").trim() || note.id;
-    const link = trigger.kind === "mention" ? `@[[${title}]]` : `[[${title}]]`;
-    this._typeAt(id, trigger.start, Math.max(caret, trigger.start), link);
+    this._typeAt(id, trigger.start, Math.max(caret, trigger.start), choiceText(trigger.kind, choice));
   }
 
   // -- selecting whole blocks ----------------------------------------------------------

@@ -8,6 +8,7 @@ import { noteTitle } from "./note_title.js";
 import { CollectionView, EMBED_LANGUAGE } from "../collection_view.js";
 import { NoteSync } from "../../sync/note_sync.js";
 import { explain } from "../explain.js";
+import { nameOf } from "../people.js";
 import { el, fill, idempotencyKey, link } from "../dom.js";
 
 // What the top bar says, per sync state, so a person knows what to do.
@@ -88,7 +89,7 @@ export class NotePage {
     this.backlinks = el("section", { class: "backlinks", "aria-label": "Backlinks" });
     app.show(this.model.title || "Untitled", el("article", { class: "note" }, el("div", { class: "note-head" }, this.title, this.meta, this.actions), this.banner, this.waiting, host, this.backlinks));
     this.embeds = new Set();
-    this.editor = new EditorView(host, this.model, { noteId: this.noteId, findNotes: (query) => this._findNotes(query), embed: (block) => this._embed(block) });
+    this.editor = new EditorView(host, this.model, { noteId: this.noteId, findNotes: (query) => this._findNotes(query), findMentions: (query) => this._findMentions(query), embed: (block) => this._embed(block) });
     this._renderMeta();
     this._renderState();
     this._loadBacklinks();
@@ -238,6 +239,12 @@ export class NotePage {
   async _findNotes(query) {
     await this.app.index.load().catch(() => {});
     return this.app.index.match(query, 8).filter((note) => note.id !== this.noteId);
+  }
+
+  // `@` offers the workspace's people first, then notes; people who cannot be read (offline) are left out.
+  async _findMentions(query) {
+    const [people, notes] = await Promise.all([this.app.people.match(query, 5).catch(() => []), this._findNotes(query)]);
+    return [...people.map((person) => ({ person: { id: person.id, name: nameOf(person), email: person.email } })), ...notes];
   }
 
   _status(status) {
