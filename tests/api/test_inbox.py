@@ -66,6 +66,12 @@ def test_a_mentioned_member_and_viewer_find_it_in_their_inbox_and_mark_it_read(
             assert entry["mentioned_by"]["id"] == owner_name["id"] and entry["mentioned_by"]["kind"] == "person"
             assert entry["read"] is False
         assert owner_session.get("/v1/inbox/mentions").json()["items"] == []
+        # An agent reading the note through the outbound path gets the mention as written — the
+        # name it shows and the person's id, a relative link left alone — and no email.
+        with server.client(server.mint("notes:read")["token"]) as agent:
+            read = agent.get(f"/v1/notes/{note['id']}", headers={"accept": "text/markdown"})
+            assert read.status_code == 200 and person_mention(member_id, "Member") in read.text
+            assert "@example.com" not in read.text
 
         entry_id = member.get("/v1/inbox/mentions").json()["items"][0]["id"]
         # Nobody else marks it; the member does.

@@ -1,7 +1,8 @@
 """People in the app, in two Chromium contexts against a real ``fp serve``: the owner types ``@``
 in a note and is offered the new member beside notes, picks them, and the mention is saved as
 ``[@Name](/people/{id})``; the member's Inbox shows who mentioned them where, unread; opening it
-lands on the block and marks it read. A ``person`` property offers the workspace's members by
+lands on the block and marks it read, and the note names who typed the block the caret is in
+(the owner's, then her own reply, seen from both sides). A ``person`` property offers the workspace's members by
 name and email and stores the chosen person's id, which the collection shows by name."""
 
 from __future__ import annotations
@@ -79,7 +80,17 @@ def test_a_mention_reaches_the_member_s_inbox_and_opens_the_block_and_a_person_p
         member.wait_for_url(f"**/notes/{note_id}#{block_id}")
         member.wait_for_function(
             "id => document.activeElement?.closest('.block')?.dataset.id === id", arg=block_id)
+        # The block's history names who typed it, where the caret is; her own new block names her.
+        expect(member.locator(".block-author")).to_contain_text(f"Typed by {web_server.owner_email}")
         screenshot(member, "mention-opened")
+        member.keyboard.press("End")
+        member.keyboard.press("Enter")
+        member.keyboard.type("On it.")
+        wait_saved(member)
+        expect(member.locator(".block-author")).to_contain_text(f"Typed by {MEMBER_NAME}")
+        page.locator(".editor .block .text", has_text="On it.").click()
+        expect(page.locator(".block-author")).to_contain_text(f"Typed by {MEMBER_NAME}")
+        screenshot(page, "block-author")
         listed = member.request.get(f"{web_server.base_url}/v1/inbox/mentions").json()
         assert listed["unread"] == 0 and listed["items"][0]["block_id"] == block_id
 

@@ -56,7 +56,8 @@ function mentionsSection(app) {
   };
   const row = (mention) => el("li", { class: `note-row mention${mention.read ? "" : " unread"}`, dataset: { mention: mention.id } },
     el("a", { href: mention.url, onclick: (event) => open(event, mention) },
-      el("span", { class: "title" }, `${mention.mentioned_by.name ?? "A former member"} mentioned you in ${mention.note_title ?? "a note in the trash"}`),
+      el("span", { class: "title" }, `${mention.mentioned_by.name ?? "A former member"} mentioned you in ${mention.note_title ?? "a note in the trash"}`,
+        mention.origin === "agent_written" ? el("span", { class: "origin" }, mention.mentioned_by.kind === "agent" ? " (an agent's write)" : " (an agent's words they accepted)") : null),
       mention.excerpt !== null ? el("span", { class: "excerpt" }, readableMentions(mention.excerpt)) : null),
     el("span", { class: "types" }, mention.read ? "" : "New"),
     el("button", { type: "button", onclick: () => app.mentions.mark(mention, !mention.read).catch((error) => app.flash(explain(error, "The mention could not be changed"))) },

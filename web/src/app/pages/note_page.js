@@ -4,6 +4,7 @@
 import { EditorView } from "../../editor/view.js";
 import { NoteProperties } from "./note_properties.js";
 import { NoteReview } from "./note_review.js";
+import { BlockAuthor } from "./block_author.js";
 import { noteTitle } from "./note_title.js";
 import { CollectionView, EMBED_LANGUAGE } from "../collection_view.js";
 import { NoteSync } from "../../sync/note_sync.js";
@@ -95,9 +96,15 @@ export class NotePage {
     this._loadBacklinks();
     this._loadPublication();
     this.review = new NoteReview(app, this.noteId, this.waiting, this.editor);
+    this.blockAuthor = new BlockAuthor(app.api, app.people, this.noteId, host);
+    this.actions.after(this.blockAuthor.element);
     // A link to one block (a proposal's source, say): that block, in view, with the caret in it.
     const linked = decodeURIComponent(location.hash.slice(1));
-    if (linked && this.model.has(linked)) this.editor.focusBlock(linked, 0);
+    if (linked && this.model.has(linked)) {
+      this.editor.focusBlock(linked, 0);
+      // Marked for a moment, so the eye finds the block the link (a mention in the Inbox) was about.
+      host.querySelector(`.block[data-id="${CSS.escape(linked)}"]`)?.classList.add("landed");
+    }
   }
 
   // A `fastpad-collection` code block shows its collection, live, where the block is.
@@ -250,6 +257,7 @@ export class NotePage {
   _status(status) {
     // A saved edit may have met a waiting proposal (now a merge) or rewritten an agent's block.
     if (status.state === "saved" && this.review?.shows) this.review.reloadSoon();
+    if (status.state === "saved") this.blockAuthor?.refresh();
     const hint = [HINTS[status.state], !status.persistent && status.unsent ? VOLATILE : ""].filter(Boolean).join(" ");
     this.app.setStatus({ state: status.state, label: status.label || "", hint });
   }
