@@ -19,6 +19,7 @@ from fastpad.api.openapi import problems
 from fastpad.api.routes.common import Authenticated, json_response, mutate, mutate_with
 from fastpad.api.schemas import IdempotencyKey, Ulid, _Strict
 from fastpad.knowledge.mentions import DEFAULT_PAGE, MAX_PAGE
+from fastpad.notes.ids import ULID_PATTERN
 
 router = APIRouter(prefix="/v1/inbox", tags=["inbox"])
 
@@ -65,7 +66,8 @@ async def mentions(
     request: Request,
     caller: Authenticated,
     unread: Annotated[bool, Query(description="only the unread ones")] = False,
-    cursor: Annotated[str | None, Query(max_length=64, description="next_cursor from the previous page")] = None,
+    cursor: Annotated[str | None, Query(pattern=f"^{ULID_PATTERN}$",
+                                        description="next_cursor from the previous page (a ULID)")] = None,
     limit: Annotated[int, Query(ge=1, le=MAX_PAGE)] = DEFAULT_PAGE,
 ) -> Response:
     if caller.elsewhere:
