@@ -6,7 +6,8 @@ mentions a member (``[@Name](/people/{id})``, ``fastpad/notes/mentions.py``) put
 entry for that member the first time that block mentions them. So:
 
 - editing the block again, or removing the mention and writing it back, adds nothing
-  (one entry per person and block, whoever mentions them again);
+  (one entry per person and block, whoever mentions them again); removing the mention
+  leaves the entry (it records that they were mentioned; the block reads as it now does);
 - a writer mentioning themselves is not notified;
 - an agent's mention lands when its write does: a proposal's when it is accepted (the
   entry names whoever's write landed it and the block's origin, so "an agent's words,
@@ -55,7 +56,9 @@ def project_mentions(tx: WorkspaceTx, write: NoteWrite) -> None:
         return
     known = tx.mentions.pairs_in_note(write.note_id)
     new = {pair: block for pair, block in wanted.items() if pair not in known}
-    members = {person_id for person_id in {p for p, _ in new} if tx.member(person_id) is not None}
+    if not new:
+        return
+    members = {person.id for person, _ in tx.members()}  # one read, however many ids the text names
     actor = write.actor
     tx.mentions.insert_new([
         MentionRow(id=new_id(), person_id=person_id, note_id=write.note_id, block_id=block_id,
