@@ -52,6 +52,16 @@ def person_mentions(block_type: str, text: str) -> list[PersonMention]:
     return [PersonMention(m.group(2), m.group(1), m.start(), m.end()) for m in PERSON_MENTION.finditer(scan)]
 
 
+def mentions_as_text(block_type: str, text: str) -> str:
+    """``text`` with each person mention written as ``@Name`` alone: how a reader outside the
+    workspace (a published page) or a list of excerpts shows it — no person id, no link to nowhere."""
+    shown, at = [], 0
+    for mention in person_mentions(block_type, text):
+        shown += [text[at:mention.start], "@" + mention.name]
+        at = mention.end
+    return "".join(shown) + text[at:]
+
+
 def without_code_spans(text: str) -> str:
     """``text`` with each inline code span blanked out, same length, so offsets still point into it."""
     return CODE_SPAN.sub(lambda m: " " * len(m.group(0)), text) if "`" in text else text

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from fastpad.notes import Block, NoteMeta, parse_markdown, serialize_markdown
-from fastpad.notes.mentions import person_mention, person_mentions
+from fastpad.notes.mentions import mentions_as_text, person_mention, person_mentions
 from tests import node
 
 WEB_MODEL = Path(__file__).resolve().parents[2] / "web" / "src" / "model" / "mentions.js"
@@ -35,6 +35,7 @@ def python_answers() -> dict:
         "read": [[{"personId": m.person_id, "name": m.name, "start": m.start, "end": m.end}
                   for m in person_mentions(kind, text)] for kind, text in CASES],
         "write": [person_mention(ADA, name) for name in NAMES],
+        "text": [mentions_as_text(kind, text) for kind, text in CASES],
     }
 
 
@@ -43,20 +44,23 @@ def test_what_a_mention_is() -> None:
     assert [[m["personId"] for m in found] for found in read] == [[ADA, BEA], [ADA, ADA], [ADA], [], [], [], [ADA], []]
     assert person_mention(ADA, "with [brackets]") == f"[@with brackets](/people/{ADA})"
     assert person_mention(ADA, "") == f"[@{ADA}](/people/{ADA})"
+    assert python_answers()["text"][0] == "hi @Ada Lovelace and @Bea."
+    assert python_answers()["text"][2] == f"in code `[@Ada](/people/{ADA})` and out @Ada"
 
 
 def test_the_browser_model_reads_and_writes_mentions_as_the_engine_does() -> None:
     node.require("the web model's mentions")
-    script = (f"import {{ personMention, personMentions }} from {json.dumps(WEB_MODEL.as_uri())};"
+    script = (f"import {{ mentionsAsText, personMention, personMentions }} from {json.dumps(WEB_MODEL.as_uri())};"
               f"const cases = {json.dumps(CASES)}; const names = {json.dumps(NAMES)};"
               "console.log(JSON.stringify({read: cases.map(([k, t]) => personMentions(k, t)),"
+              " text: cases.map(([k, t]) => mentionsAsText(k, t)),"
               f" write: names.map((n) => personMention({json.dumps(ADA)}, n))}}));")
     out = subprocess.run(["node", "--input-type=module", "-e", script], capture_output=True, text=True, check=True,
                          timeout=60)
     js = json.loads(out.stdout)
     python = python_answers()
     # Offsets agree where the text has no character outside the BMP (JS counts UTF-16 units).
-    assert js["write"] == python["write"]
+    assert js["write"] == python["write"] and js["text"] == python["text"]
     for (kind, text), mine, theirs in zip(CASES, python["read"], js["read"]):
         if all(ord(c) < 0x10000 for c in text):
             assert theirs == mine, text

@@ -9,6 +9,7 @@ import pytest
 
 from fastpad.errors import NotFound, PolicyDenied, ValidationFailed
 from fastpad.knowledge.mentions import InboxService
+from fastpad.knowledge.publishing import PublishingService
 from fastpad.knowledge.wikilinks import extract_links
 from fastpad.notes import Block, new_id
 from fastpad.notes.mentions import person_mention
@@ -140,3 +141,12 @@ def test_purging_a_note_removes_its_entries(svc, ws, bea, inbox) -> None:
     with svc.store.write(ws.id) as tx:
         assert TrashPurge(tx).delete_trashed_before(svc.clock(), limit=10) == [note.id]
     assert inbox.page(bea).mentions == []
+
+
+def test_a_published_page_shows_a_mention_as_the_name_alone(svc, ws, bea) -> None:
+    note = svc.notes.create(ws.owner, title="Public", blocks=[
+        Block(None, "paragraph", f"Thanks to {person_mention(bea.principal_id, 'Bea')}!")])
+    publishing = PublishingService(svc.store, b"k" * 32, clock=svc.clock)
+    publishing.publish(ws.owner, note.id)
+    page = publishing.public(note.id)
+    assert "Thanks to @Bea!" in page.markdown and bea.principal_id not in page.markdown + page.body_html

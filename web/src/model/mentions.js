@@ -23,3 +23,14 @@ export function personMentions(blockType, text) {
   const scan = text.includes("`") ? text.replace(CODE_SPAN, (span) => " ".repeat(span.length)) : text;
   return [...scan.matchAll(PERSON_MENTION)].map((m) => ({ personId: m[2], name: m[1], start: m.index, end: m.index + m[0].length }));
 }
+
+// `text` with each person mention written as `@Name` alone (a list of excerpts shows it so).
+export function mentionsAsText(blockType, text) {
+  let shown = "";
+  let at = 0;
+  for (const mention of personMentions(blockType, text)) {
+    shown += `${text.slice(at, mention.start)}@${mention.name}`;
+    at = mention.end;
+  }
+  return shown + text.slice(at);
+}

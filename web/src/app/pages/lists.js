@@ -1,7 +1,7 @@
 // The list pages: Home (recent), Inbox (where you were mentioned, proposals waiting for review,
 // then captures), Archive, Trash, one type's notes.
 import { explain } from "../explain.js";
-import { personMentions } from "../../model/mentions.js";
+import { mentionsAsText } from "../../model/mentions.js";
 import { el, fill, idempotencyKey, link, when } from "../dom.js";
 
 const LISTS = {
@@ -58,7 +58,7 @@ function mentionsSection(app) {
     el("a", { href: mention.url, onclick: (event) => open(event, mention) },
       el("span", { class: "title" }, `${mention.mentioned_by.name ?? "A former member"} mentioned you in ${mention.note_title ?? "a note in the trash"}`,
         mention.origin === "agent_written" ? el("span", { class: "origin" }, mention.mentioned_by.kind === "agent" ? " (an agent's write)" : " (an agent's words they accepted)") : null),
-      mention.excerpt !== null ? el("span", { class: "excerpt" }, readableMentions(mention.excerpt)) : null),
+      mention.excerpt !== null ? el("span", { class: "excerpt" }, mentionsAsText("paragraph", mention.excerpt)) : null),
     el("span", { class: "types" }, mention.read ? "" : "New"),
     el("button", { type: "button", onclick: () => app.mentions.mark(mention, !mention.read).catch((error) => app.flash(explain(error, "The mention could not be changed"))) },
       mention.read ? "Mark unread" : "Mark read"),
@@ -69,17 +69,6 @@ function mentionsSection(app) {
       ? el("ul", { class: "notes" }, items.map(row))
       : el("p", { class: "quiet" }, "Nobody has mentioned you yet. Typing @ and a name in a note mentions someone."),
     nextCursor ? el("button", { type: "button", onclick: () => app.mentions.more().catch((error) => app.flash(explain(error, "More mentions could not be loaded"))) }, "Older mentions") : null);
-}
-
-// A block's text as the Inbox shows it: a person mention reads "@Name", not its link.
-function readableMentions(text) {
-  let shown = "";
-  let at = 0;
-  for (const mention of personMentions("paragraph", text)) {
-    shown += `${text.slice(at, mention.start)}@${mention.name}`;
-    at = mention.end;
-  }
-  return shown + text.slice(at);
 }
 
 // Every turn waiting for a person, newest first: who proposed it, on which note (or the new
