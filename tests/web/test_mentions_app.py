@@ -3,7 +3,7 @@ in a note and is offered the new member beside notes, picks them, and the mentio
 ``[@Name](/people/{id})``; the member's Inbox shows who mentioned them where, unread; opening it
 lands on the block and marks it read, and the note names who typed the block the caret is in
 (the owner's, then her own reply, seen from both sides). A ``person`` property offers the workspace's members by
-name and email and stores the chosen person's id, which the collection shows by name."""
+name and email and stores the chosen person's id, which a board grouped by it shows by name."""
 
 from __future__ import annotations
 
@@ -111,6 +111,13 @@ def test_a_mention_reaches_the_member_s_inbox_and_opens_the_block_and_a_person_p
         assert api.get(f"/v1/notes/{note_id}").json()["properties"][f"{kind}.owner"] == member_id
         assert f"{kind}.owner: {member_id}" in server_markdown(api, note_id)
         screenshot(page, "person-property")
+        # A board grouped by the person property names its column by the person.
+        board = schema.post("/v1/collections", json={"name": f"By owner {kind}", "layout": "board",
+                                                     "query": {"type": kind, "group_by": f"{kind}.owner"}})
+        assert board.status_code == 201, board.text
+        page.goto(f"{web_server.base_url}/collections/{board.json()['id']}")
+        expect(page.locator(f".board-column[data-group='{member_id}'] h4")).to_contain_text(MEMBER_NAME)
+        screenshot(page, "person-board")
         # A value naming no member is refused, field by field.
         refused = schema.patch(f"/v1/notes/{note_id}/types", json={"properties": {f"{kind}.owner": "01J00000000000000000000000"}})
         assert refused.status_code == 422 and refused.json()["field_errors"][0]["code"] == "member"
