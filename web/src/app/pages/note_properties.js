@@ -126,7 +126,7 @@ export class NoteProperties {
           return el("label", {}, box, ` ${option}`);
         }));
       }
-      case "person": return this._lazySelect(id, value, save, () => this._members());
+      case "person": return this._lazySelect(id, value, save, () => this._members(value));
       case "relation": return this._lazySelect(id, value, save, () => this._notesOf(prop.target));
       case "file": return this._file(id, value, save);
       default: return input("text", value, orNull);
@@ -148,9 +148,11 @@ export class NoteProperties {
     return holder;
   }
 
-  // The workspace's people, by name with their email (two people may share a name); the value is the person's id.
-  async _members() {
-    return (await this.app.people.list()).map((person) => [person.id, person.display_name ? `${person.display_name} · ${person.email}` : person.email]);
+  // The workspace's people, by name with their email (two people may share a name); the value is the
+  // person's id. A value naming someone no longer a member stays chosen, said as such.
+  async _members(value) {
+    const choices = (await this.app.people.list()).map((person) => [person.id, person.display_name ? `${person.display_name} · ${person.email}` : person.email]);
+    return value && !choices.some(([id]) => id === value) ? [...choices, [value, "Former member"]] : choices;
   }
 
   async _notesOf(type) {
