@@ -121,6 +121,12 @@ def test_a_mention_reaches_the_member_s_inbox_and_opens_the_block_and_a_person_p
         # A value naming no member is refused, field by field.
         refused = schema.patch(f"/v1/notes/{note_id}/types", json={"properties": {f"{kind}.owner": "01J00000000000000000000000"}})
         assert refused.status_code == 422 and refused.json()["field_errors"][0]["code"] == "member"
+        # Once she is removed the value stays, said as a former member's.
+        removed = page.request.delete(f"{web_server.base_url}/v1/members/{member_id}", headers={
+            "x-csrf-token": page.evaluate("window.fastpad.config.csrfToken"), "idempotency-key": str(uuid.uuid4())})
+        assert removed.status == 200, removed.text()
+        page.goto(f"{web_server.base_url}/notes/{note_id}")
+        expect(page.locator(f"select#prop-{kind}-owner option:checked")).to_have_text("Former member")
         schema.close()
     finally:
         joined.close()
