@@ -28,6 +28,7 @@ from fastpad.api.routes import attachments, export, imports, placeholders, publi
 from fastpad.api.routes import oauth
 from fastpad.api.routes import audit
 from fastpad.api.routes import team
+from fastpad.api.routes import inbox
 from fastpad.errors import FastpadError
 from fastpad import mcp
 from fastpad.mcp.env import McpEnv
@@ -112,6 +113,7 @@ def create_app(deployment: Any, *, base_url: str, limits: Limits | None = None) 
     app.include_router(imports.router)  # imports: upload, status, ledger, cancel, verify
     app.include_router(attachments.router)  # images and PDFs: uploaded, or stored by an import
     app.include_router(audit.router)  # the workspace audit log, for owners and admins
+    app.include_router(inbox.router)  # a person's Inbox of mentions
     app.include_router(oauth.router)  # the OAuth authorization server MCP clients sign in through …
     app.include_router(web_authorize.router)  # … and its authorization endpoint, a consent page
     app.include_router(web_app.router)  # the browser app: its shell, bundle and service worker

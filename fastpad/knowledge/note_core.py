@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any
 
 from fastpad.errors import Conflict, FieldError, NotFound, ValidationFailed
 from fastpad.knowledge.link_projection import project_links
+from fastpad.knowledge.mentions import project_mentions
 from fastpad.knowledge.note_views import NoteView
 from fastpad.knowledge.property_index import index_note_properties
 from fastpad.notes import Block, UpdateLimits, is_ulid
@@ -47,7 +48,8 @@ class NoteCore:
     def _commit(tx: WorkspaceTx, write: NoteWrite, *, previous_blocks: list[BlockRow] | None = None,
                 names_stamp: Provenance | None = None) -> int:
         """The single write path (see the module docstring); the link step
-        (titles, aliases, edges from block text), the search step (the note's
+        (titles, aliases, edges from block text), the mention step (each newly mentioned
+        member's Inbox entry, ``knowledge/mentions.py``), the search step (the note's
         chunks) and the property step (its types and typed values) follow in
         the same transaction. A title the write changes is stamped with its writer's
         provenance, as a block is, and so is each property it changes (:func:`_with_names_stamped`;
@@ -58,6 +60,7 @@ class NoteCore:
         seq = tx.write_note(_with_names_stamped(tx, write, names_stamp), previous_blocks=previous_blocks,
                             lexical=lexical_text)
         project_links(tx, write)
+        project_mentions(tx, write)
         index_note_chunks(tx, write)
         index_note_properties(tx, write)
         return seq

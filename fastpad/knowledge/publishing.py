@@ -13,7 +13,7 @@ that note's public page when it is published too, and its plain text otherwise: 
 published page never names an unpublished note's id. Either way the link shows the words the
 linking block wrote, never the target's title: a title an unreviewed agent or inbound text set
 on the target (held below an agent's floor, issue 29) does not reach anyone through a page that
-links it.
+links it. A person mention reads ``@Name``: a member's id and a link into the workspace stay out.
 
 To an anonymous caller, a note that was never published, one that was unpublished,
 trashed or deleted, and an id that never existed are one case: the public read makes
@@ -35,6 +35,7 @@ from fastpad.errors import Conflict
 from fastpad.knowledge.note_core import visible_note
 from fastpad.knowledge.wikilinks import rewrite_wikilinks
 from fastpad.notes import Block, NoteMeta, is_ulid, serialize_markdown
+from fastpad.notes.mentions import mentions_as_text
 from fastpad.outbound.secrets import block_scope, redact
 from fastpad.security.audit import NOTE_PUBLISH, NOTE_UNPUBLISH, record
 from fastpad.security.principals import Principal
@@ -150,7 +151,8 @@ class PublishingService:
                 return f"[{shown}]({PUBLIC_PATH}{target})" if target else shown
             return rewrite
 
-        blocks = [Block(r.block_id, r.type, redact(rewrite_wikilinks(r.type, r.text, linked(r.block_id)),
+        blocks = [Block(r.block_id, r.type, redact(rewrite_wikilinks(r.type, mentions_as_text(r.type, r.text),
+                                                                     linked(r.block_id)),
                                                    self.redaction_key, block_scope(r.block_id)).text, r.attrs)
                   for r in rows]
         title = redact(title, self.redaction_key).text

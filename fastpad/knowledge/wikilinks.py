@@ -8,7 +8,8 @@ notes]]`` finds "Meeting  Notes".
 
 What is not a link: anything inside a code block or an inline code span,
 ``\\[[escaped]]`` brackets, an ``@`` in the middle of a word (``bob@example.com``),
-and a ``[[…]]`` whose title is empty or longer than ``MAX_TITLE`` characters.
+a ``[[…]]`` whose title is empty or longer than ``MAX_TITLE`` characters, and a person
+mention, ``[@Name](/people/{id})`` (``fastpad/notes/mentions.py``).
 A bare ``@Name`` starts with one word (letters, digits, ``_``, ``-``, inner dots)
 and names the longest run of up to ``MAX_MENTION_WORDS`` such words, one space
 apart, that is a title (``extract_links(…, titles=…)``): ``@First note`` is the
@@ -29,12 +30,12 @@ from dataclasses import dataclass
 
 from fastpad.knowledge.edges import EMBEDS, MENTIONS
 from fastpad.notes.blocks import CODE
+from fastpad.notes.mentions import PERSON_MENTION, without_code_spans
 
 MAX_TITLE = 300
 MAX_MENTION_WORDS = 12  # the longest title a bare @mention can name, in words
 EVIDENCE_RADIUS = 120  # characters of context kept on each side of a link
 
-_CODE_SPAN = re.compile(r"(`+)(?:(?!\1).)+?\1", re.S)
 _WIKILINK = re.compile(r"(?<!\\)\[\[([^\[\]\n|]+?)(?:\|[^\[\]\n]*)?\]\]")  # @[[…]] is the same link
 _MENTION = re.compile(r"(?<![\w@/\\.])@(\w(?:[\w\-.]*\w)?)")
 _MENTION_NEXT_WORD = re.compile(r" (\w(?:[\w\-.]*\w)?)")  # one space, then a word as a mention's
@@ -85,7 +86,7 @@ def rewrite_wikilinks(block_type: str, text: str, rewrite: Callable[[str, str], 
     write path leaves them."""
     if block_type == CODE or "[[" not in text:
         return text
-    scan = _CODE_SPAN.sub(lambda m: " " * len(m.group(0)), text) if "`" in text else text
+    scan = without_code_spans(text)
     out, position = [], 0
     for match in _WIKILINK.finditer(scan):
         start = match.start() - 1 if match.start() and text[match.start() - 1] == "@" else match.start()
@@ -102,9 +103,12 @@ def _occurrences(block_type: str, text: str) -> list[tuple[int, int, str, list[t
     each, shortest first."""
     if block_type == CODE or ("[[" not in text and "@" not in text):
         return []
-    # Blank out code spans (same length, so offsets still point into `text`; a blanked span is
-    # more than one space, so no mention reads on across it).
-    scan = _CODE_SPAN.sub(lambda m: " " * len(m.group(0)), text) if "`" in text else text
+    # Blank out code spans and person mentions (same length, so offsets still point into `text`;
+    # a blanked span is more than one space, so no mention reads on across it): the ``@Ada`` of
+    # ``[@Ada](/people/…)`` names a person, not a note.
+    scan = without_code_spans(text)
+    if "](/people/" in scan:
+        scan = PERSON_MENTION.sub(lambda m: " " * len(m.group(0)), scan)
     found: list[tuple[int, int, str, list[tuple[int, str]]]] = []
     for match in _WIKILINK.finditer(scan):
         found.append((match.start(), match.end(), match.group(1), []))

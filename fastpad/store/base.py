@@ -43,6 +43,7 @@ from fastpad.store.oauth import OAuthGrants
 from fastpad.store.publications import Publications
 from fastpad.store.audit import AuditLog
 from fastpad.store.team import TeamTables
+from fastpad.store.mentions import MentionTables
 from fastpad.store.records import (
     IdempotencyRecord,
     WorkspaceRow,
@@ -130,6 +131,11 @@ class WorkspaceTx(MemberRows, CredentialRows, NoteWrites):
     def team(self) -> TeamTables:
         """Invitations, roles, display names, sessions and a person's credentials (fastpad/store/team.py)."""
         return TeamTables(self)
+
+    @cached_property
+    def mentions(self) -> MentionTables:
+        """Each person's Inbox of mentions (fastpad/store/mentions.py)."""
+        return MentionTables(self)
 
     @cached_property
     def oauth(self) -> OAuthGrants:

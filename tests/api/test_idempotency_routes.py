@@ -142,6 +142,13 @@ class World:
         person = next(m["id"] for m in self.ok(self.session.get("/v1/members"))["items"] if m["email"] == email)
         return person, client, password
 
+    def mention(self) -> str:
+        """A mention of the session's person, written by someone who joined: its id in their Inbox."""
+        me = self.ok(self.session.get("/v1/account"))["id"]
+        _, other, _ = self.member()
+        self.ok(other.post("/v1/notes", json={"blocks": [{"text": f"[@Me](/people/{me}) look"}]}))
+        return self.ok(self.session.get("/v1/inbox/mentions"))["items"][0]["id"]
+
     def ops(self, note_id: str, text: str) -> dict:
         """A person's edit as the editor sends it: the Loro update since the note's frontier."""
         updates = self.session.get(f"/v1/notes/{note_id}/updates")
@@ -317,6 +324,9 @@ EXAMPLES: dict[tuple[str, str], Callable[[World], Example]] = {
                                          renamed("display_name")),
     ("post", "/v1/account/password"): _password_change,
     ("delete", "/v1/sessions/{session_id}"): _session_ended,
+    ("patch", "/v1/inbox/mentions/{mention_id}"): _with_body(
+        session, lambda w: f"/v1/inbox/mentions/{w.mention()}", lambda w: {"read": True}, lambda b: {"read": False}),
+    ("post", "/v1/inbox/mentions:read-all"): _on(session, lambda w: "/v1/inbox/mentions:read-all"),
     ("post", "/v1/ask"): _with_body(lambda w: w.cli, lambda w: "/v1/ask",
                                     lambda w: {"question": f"What does {w.note('The keyed answer.')['id']} say?"},
                                     renamed("question")),

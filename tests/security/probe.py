@@ -305,6 +305,13 @@ ROUTES: dict[str, Route] = {
                                                               lambda aim: {"role": "owner"}), person_only=PERSON),
     "DELETE /v1/members/{person_id}": Route(WRITE, THING, send("DELETE", f"/v1/members/{new_id()}"),
                                             person_only=PERSON),
+    # A person's Inbox of mentions: no agent has one, or reads or marks anyone's.
+    "GET /v1/inbox/mentions": Route(READ, request=get("/v1/inbox/mentions"), person_only=PERSON,
+                                    exceptions={NAMED_ELSEWHERE: ANSWERS}),
+    "PATCH /v1/inbox/mentions/{mention_id}": Route(WRITE, THING, send("PATCH", f"/v1/inbox/mentions/{new_id()}",
+                                                                      lambda aim: {"read": True}), person_only=PERSON),
+    "POST /v1/inbox/mentions:read-all": Route(WRITE, request=send("POST", "/v1/inbox/mentions:read-all"),
+                                              person_only=PERSON, exceptions={NAMED_ELSEWHERE: NOT_FOUND}),
     "GET /v1/account": Route(READ, request=get("/v1/account"), person_only=PERSON),
     "PATCH /v1/account": Route(WRITE, request=send("PATCH", "/v1/account", lambda aim: {"display_name": "Agent"}),
                                person_only=PERSON, exceptions={NAMED_ELSEWHERE: NOT_FOUND}),

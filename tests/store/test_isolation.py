@@ -12,6 +12,7 @@ import pytest
 
 from fastpad.errors import NotFound
 from fastpad.notes import Block
+from fastpad.notes.mentions import person_mention
 from fastpad.store import Actor, NoteWrite
 from fastpad.store.audit import AuditFilter
 from tests.helpers_store import feed_rows, lexical, make_services
@@ -29,6 +30,7 @@ WORKSPACE_TABLES = [
     "oauth_grants", "oauth_refresh_tokens",
     "audit_log",
     "invitations",
+    "mentions",
 ]
 
 
@@ -100,7 +102,8 @@ def test_no_transaction_without_a_workspace(store) -> None:
 def pg_two(pg_store, fast_hasher):
     svc = make_services(pg_store, fast_hasher)
     a, b = svc.workspace("A"), svc.workspace("B")
-    note_a = svc.notes.create(a.owner, blocks=[Block(None, "paragraph", "alpha")])
+    bea = svc.people.create_person(a.id, "bea@example.com", display_name="Bea")  # mentioned: a row in `mentions`
+    note_a = svc.notes.create(a.owner, blocks=[Block(None, "paragraph", f"alpha {person_mention(bea.id, 'Bea')}")])
     note_b = svc.notes.create(b.owner, blocks=[Block(None, "paragraph", "beta")])
     svc.tokens.create(a.id, scopes=["notes:read"])
     session, _ = svc.people.create_session(a.owner)
@@ -113,6 +116,7 @@ def test_postgres_raw_query_without_a_workspace_returns_zero_rows(pg_two) -> Non
     # The rows exist (the owner — a superuser here — sees them)...
     with psycopg.connect(store.owner_url) as owner:
         assert owner.execute("SELECT count(*) FROM notes").fetchone()[0] == 2
+        assert owner.execute("SELECT count(*) FROM mentions").fetchone()[0] == 1
     # ...but the application role, without app.workspace_id, sees none of them, in any table.
     with psycopg.connect(store.app_conninfo, autocommit=True) as app:
         assert app.execute("SELECT current_user").fetchone()[0] == store.app_role

@@ -17,6 +17,17 @@ def create_note(api: httpx.Client, markdown: str = "", title: str = "") -> str:
     return response.json()["id"]
 
 
+def join_through(context: Any, link: str, name: str, password: str) -> Any:
+    """A page of ``context`` that opened an invitation link and joined with ``name`` and ``password``."""
+    page = context.new_page()
+    page.goto(link)
+    page.get_by_label("Display name").fill(name)
+    page.get_by_label("Choose a password").fill(password)
+    page.get_by_role("button", name="Join").click()
+    page.wait_for_url(lambda url: "/invite/" not in url)
+    return page
+
+
 def server_markdown(api: httpx.Client, note_id: str) -> str:
     response = api.get(f"/v1/notes/{note_id}", headers={"accept": "text/markdown"})
     assert response.status_code == 200, response.text

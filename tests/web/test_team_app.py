@@ -15,7 +15,7 @@ from playwright.sync_api import expect
 
 from tests.api.conftest import Server
 from tests.web.conftest import ACTION_TIMEOUT_MS, VIEWPORT, screenshot, sign_in, signin_url
-from tests.web.helpers import click_end_of_block, create_note, open_note, server_markdown, wait_saved
+from tests.web.helpers import click_end_of_block, create_note, join_through, open_note, server_markdown, wait_saved
 
 MEMBER_EMAIL = "teammate@example.com"
 MEMBER_NAME = "Tess Teammate"
@@ -42,12 +42,7 @@ def test_owner_invites_a_member_who_types_then_is_made_a_viewer_then_removed(
     joined = browser.new_context(viewport=VIEWPORT)
     joined.set_default_timeout(ACTION_TIMEOUT_MS)
     try:
-        join = joined.new_page()
-        join.goto(link)
-        join.get_by_label("Display name").fill(MEMBER_NAME)
-        join.get_by_label("Choose a password").fill(MEMBER_PASSWORD)
-        join.get_by_role("button", name="Join").click()
-        join.wait_for_url(lambda url: "/invite/" not in url)
+        join = join_through(joined, link, MEMBER_NAME, MEMBER_PASSWORD)
         join.goto(f"{web_server.base_url}/")
         expect(join.locator(".sidebar").get_by_role("link", name="Shared plan")).to_be_visible()
         member_id = join.evaluate("window.fastpad.config.personId")

@@ -21,6 +21,8 @@ import { searchPage } from "./pages/search.js";
 import { typesPage } from "./pages/types.js";
 import { Palette } from "./palette.js";
 import { WaitingProposals } from "./proposals.js";
+import { MentionsInbox } from "./mentions_inbox.js";
+import { People } from "./people.js";
 
 const NOTE_PATH = /^\/notes\/([0-9A-HJKMNP-TV-Z]{26})$/;
 const ROUTES = [
@@ -64,6 +66,8 @@ class App {
     Object.assign(this, { root, api, store, feed, config, localNotes });
     this.index = new NotesIndex(api, feed);
     this.proposals = new WaitingProposals(api, feed);
+    this.mentions = new MentionsInbox(api, feed);
+    this.people = new People(api);
     this.collections = new CollectionsIndex(api, feed);
     this.page = null;
     this.palette = new Palette(this);
@@ -78,10 +82,12 @@ class App {
     this._buildShell();
     this.index.listen(() => this._renderSidebar());
     this.proposals.listen(() => this._renderSidebar());
+    this.mentions.listen(() => this._renderSidebar());
     this.collections.listen(() => this._renderSidebar());
     this.feed.ready().catch(() => {});
     this.index.load().catch(() => {});
     this.proposals.load().catch(() => {});
+    this.mentions.load().catch(() => {});
     this.collections.load().catch(() => {});
     document.addEventListener("click", (event) => this._onLinkClick(event));
     window.addEventListener("popstate", () => this.route());
@@ -179,7 +185,7 @@ class App {
     const types = this.index.types().filter(([type]) => type !== "Inbox");
     fill(this.nav,
       item("/", "Home"),
-      item("/inbox", "Inbox", this.proposals.count + this.index.ofType("Inbox").length),
+      item("/inbox", "Inbox", this.mentions.unread + this.proposals.count + this.index.ofType("Inbox").length),
       el("h2", {}, "Recent"),
       ...(recent.length ? recent.map((note) => item(`/notes/${note.id}`, note.title || "Untitled")) : [el("p", { class: "quiet" }, "No notes yet")]),
       types.length ? el("h2", {}, "Types") : null,

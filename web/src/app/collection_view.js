@@ -10,6 +10,7 @@
 import { CLIPBOARD_TYPE } from "../editor/clipboard.js";
 import { explain } from "./explain.js";
 import { el, fill, formatValue, idempotencyKey, link } from "./dom.js";
+import { nameOf } from "./people.js";
 
 export const EMBED_LANGUAGE = "fastpad-collection"; // fastpad/knowledge/saved_views.py
 export const LAYOUTS = ["table", "board", "list", "gallery", "calendar", "timeline"];
@@ -93,6 +94,8 @@ export class CollectionView {
       if (generation !== this.generation || this.closed) return;
       this.view = view;
       this.properties = type.available_properties;
+      if (this.properties.some((p) => p.kind === "person")) this.people = await this.app.people.list().catch(() => []);
+      if (generation !== this.generation || this.closed) return;
       this._renderHead();
       await this.loadRows(generation, firstPage);
     } catch (error) {
@@ -326,7 +329,7 @@ function list(view) {
     root,
     add(rows) {
       root.append(...rows.map((row) => el("li", { class: "note-row", dataset: { note: row.id } }, titleLink(row),
-        el("span", { class: "types" }, shown.map((p) => row.properties[p.key]).filter((v) => v !== null && v !== undefined && v !== "").map(formatValue).join(" · ")))));
+        el("span", { class: "types" }, summary(view, shown, row)))));
     },
   };
 }
@@ -348,7 +351,7 @@ function gallery(view) {
         const card = el("article", { class: "gallery-card", dataset: { note: row.id } },
           el("div", { class: "cover", "aria-hidden": "true" }, el("span", {}, (row.title || "?").slice(0, 1).toUpperCase())),
           el("div", { class: "card-body" }, titleLink(row),
-            el("p", { class: "quiet" }, shown.map((p) => row.properties[p.key]).filter((v) => v !== null && v !== undefined && v !== "").map(formatValue).join(" · "))));
+            el("p", { class: "quiet" }, summary(view, shown, row))));
         root.append(card);
         if (covers) covers.observe(card);
         else loadCover(view, card);
@@ -379,13 +382,14 @@ function board(view) {
   const prop = view.properties.find((p) => p.key === key);
   const root = el("div", { class: "collection-board" });
   const columns = new Map();
+  const name = (value) => (prop?.kind === "person" && value ? personLabel(view, value) : groupName(value));
   const column = (value) => {
     const id = JSON.stringify(value ?? null);
     if (columns.has(id)) return columns.get(id);
     const cards = el("div", { class: "cards" });
     const count = el("span", { class: "count" }, "0");
-    const section = el("section", { class: "board-column", dataset: { group: value ?? "" }, "aria-label": groupName(value) },
-      el("h4", {}, el("span", {}, groupName(value)), count), cards);
+    const section = el("section", { class: "board-column", dataset: { group: value ?? "" }, "aria-label": name(value) },
+      el("h4", {}, el("span", {}, name(value)), count), cards);
     section.addEventListener("dragover", (event) => {
       if (!event.dataTransfer.types.includes("text/x-fastpad-card")) return;
       event.preventDefault();
@@ -429,9 +433,9 @@ function board(view) {
         const target = column(value);
         // On a touch screen there is no dragging: each card says where it can go instead.
         const picker = touch ? el("select", { class: "move-to", "aria-label": "Move to" },
-          [...columns.values()].map((c) => el("option", { value: JSON.stringify(c.value ?? null), selected: c === target }, groupName(c.value)))) : null;
+          [...columns.values()].map((c) => el("option", { value: JSON.stringify(c.value ?? null), selected: c === target }, name(c.value)))) : null;
         const card = el("article", { class: "board-card", draggable: "true", dataset: { note: row.id } }, titleLink(row),
-          shown.length ? el("p", { class: "quiet" }, shown.map((p) => row.properties[p.key]).filter((v) => v !== null && v !== undefined && v !== "").map(formatValue).join(" · ")) : null,
+          shown.length ? el("p", { class: "quiet" }, summary(view, shown, row)) : null,
           picker);
         picker?.addEventListener("change", () => move(card, JSON.parse(picker.value)));
         card.addEventListener("dragstart", (event) => {
@@ -546,12 +550,31 @@ function monthNav(view, label, step) {
 
 // ---------------------------------------------------------------------- values
 
+// A person property's value is a member's id: shown by their name (the view reads the people
+// before its rows when its type has a person property).
+function personLabel(view, personId) {
+  const person = view.people?.find((p) => p.id === personId);
+  return person ? nameOf(person) : view.people?.length ? "Former member" : personId;
+}
+
+// A property's value as a card or a row shows it, beside others.
+function shownValue(view, prop, value) {
+  return prop.kind === "person" ? personLabel(view, value) : formatValue(value);
+}
+
+// The values a card or a row shows under its title, the empty ones left out.
+function summary(view, shown, row) {
+  return shown.filter((p) => ![null, undefined, ""].includes(row.properties[p.key]))
+    .map((p) => shownValue(view, p, row.properties[p.key])).join(" · ");
+}
+
 function cell(view, prop, value) {
   if (value === null || value === undefined || value === "") return "";
   if (prop.kind === "relation") {
     const target = view.app.index.notes.get(value);
     return link(`/notes/${value}`, target?.title || "Linked note");
   }
+  if (prop.kind === "person") return personLabel(view, value);
   if (prop.kind === "url") return el("a", { href: value, rel: "noopener noreferrer", target: "_blank" }, value);
   if (prop.kind === "checkbox") return value ? "✓" : "";
   return formatValue(value);

@@ -1,4 +1,4 @@
-// A small floating list under the caret: the block menu and the note picker share it.
+// A small floating list under the caret: the block menu and the note and people picker share it.
 // It owns no editing: the view tells it what to show and gets the chosen item back.
 
 export class PopupMenu {
@@ -35,7 +35,14 @@ export class PopupMenu {
             option.className = "popup-item";
             option.dataset.index = String(index);
             option.setAttribute("role", "option");
-            option.textContent = render(item);
+            const shown = render(item);
+            // A string, or {label, detail, kind}: a person shows their email beside their name.
+            if (typeof shown === "string") option.textContent = shown;
+            else {
+              option.append(Object.assign(document.createElement("span"), { textContent: shown.label }));
+              if (shown.detail) option.append(Object.assign(document.createElement("span"), { className: "popup-detail", textContent: shown.detail }));
+              option.dataset.kind = shown.kind;
+            }
             return option;
           })
         : [Object.assign(document.createElement("div"), { className: "popup-empty", textContent: "No match" })]),

@@ -19,6 +19,7 @@ import { blockSelectionKey, clearBlockSelection, reselectBlocks, selectBlocks } 
 import { onCopy, onPaste } from "./clipboard.js";
 import { caretOffset, caretOnEdgeLine, placeCaret, readText, selectionOffsets } from "./dom.js";
 import { PopupMenu } from "./menu.js";
+import { choiceLabel, choiceText } from "./mention_menu.js";
 import { blockKey, newGroup, renderBlock } from "./render.js";
 import { HeldSelection } from "./selection.js";
 import { TABLE_HEADER, TABLE_ROW, enterShortcutFor, filterMenu, isMac, shortcutFor } from "./shortcuts.js";
@@ -30,14 +31,16 @@ const TEXT_TYPES = new Set(["heading", "paragraph", "list_item", "task", "quote"
 const EDITING_KEYS = new Set(["Enter", "Backspace", "Delete", "Tab", "Escape", "ArrowUp", "ArrowDown", "ArrowLeft", "ArrowRight"]);
 
 export class EditorView {
-  // options.findNotes(query) → Promise<[{id, title}]>, for the [[ and @ picker.
+  // options.findNotes(query) → Promise<[{id, title}]>, for the [[ and @ picker;
+  // options.findMentions(query) → the same with people beside the notes, for @ (mention_menu.js).
   // options.embed(block) → an element that shows the block in its place instead of its text
   // (a code block that embeds a collection), or null for the block as it is.
-  constructor(root, model, { findNotes = async () => [], noteId = null, embed = () => null } = {}) {
+  constructor(root, model, { findNotes = async () => [], findMentions = findNotes, noteId = null, embed = () => null } = {}) {
     this.root = root;
     this.model = model;
     this.noteId = noteId;
     this.findNotes = findNotes;
+    this.findMentions = findMentions;
     this.embed = embed;
     this.rendered = new Map(); // block id → {element, key}: what is on screen
     this.menu = new PopupMenu(document.body);
@@ -633,9 +636,9 @@ export class EditorView {
       return;
     }
     const asked = (this._asked = {});
-    this.findNotes(query).then((notes) => {
+    (trigger.kind === "mention" ? this.findMentions : this.findNotes)(query).then((choices) => {
       if (this._asked !== asked || this.trigger !== trigger) return;
-      this.menu.show(notes, (note) => note.title || "Untitled", rect, (note) => this._chooseNote(trigger, note));
+      this.menu.show(choices, choiceLabel, rect, (choice) => this._chooseNote(trigger, choice));
     });
   }
 
@@ -668,15 +671,13 @@ export class EditorView {
     this.focusBlock(focus, item.table ? 2 : trigger.start);
   }
 
-  _chooseNote(trigger, note) {
+  _chooseNote(trigger, choice) {
     const id = trigger.blockId;
     this.trigger = null;
     const element = this._textElement(id);
     const text = readText(element);
     const caret = caretOffset(element) ?? text.length;
-    const title = note.title.replace(/[[\]|\n]/g, " ").trim() || note.id;
-    const link = trigger.kind === "mention" ? `@[[${title}]]` : `[[${title}]]`;
-    this._typeAt(id, trigger.start, Math.max(caret, trigger.start), link);
+    this._typeAt(id, trigger.start, Math.max(caret, trigger.start), choiceText(trigger.kind, choice));
   }
 
 }

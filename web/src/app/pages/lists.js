@@ -1,6 +1,7 @@
-// The list pages: Home (recent), Inbox (proposals waiting for review, then captures), Archive,
-// Trash, one type's notes.
+// The list pages: Home (recent), Inbox (where you were mentioned, proposals waiting for review,
+// then captures), Archive, Trash, one type's notes.
 import { explain } from "../explain.js";
+import { mentionsAsText } from "../../model/mentions.js";
 import { el, fill, idempotencyKey, link, when } from "../dom.js";
 
 const LISTS = {
@@ -31,14 +32,43 @@ export function listPage(app, target) {
       ),
     );
     app.show(spec.title, el("section", { class: "list" }, el("h1", {}, spec.title),
+      target.list === "inbox" ? mentionsSection(app) : null,
       target.list === "inbox" ? proposalsSection(app) : null,
       target.list === "inbox" ? el("h2", {}, "Captured") : null,
       selected.size ? bulkBar(app, selected, render) : null,
       rows.length ? el("ul", { class: "notes" }, rows) : el("p", { class: "quiet" }, spec.empty)));
   };
   render();
-  const unlisten = [app.index.listen(render), target.list === "inbox" ? app.proposals.listen(render) : null];
+  const inbox = target.list === "inbox";
+  if (inbox) app.mentions.load(true).catch((error) => app.flash(explain(error, "Your mentions could not be loaded")));
+  const unlisten = [app.index.listen(render), inbox ? app.proposals.listen(render) : null, inbox ? app.mentions.listen(render) : null];
   return { close: () => unlisten.forEach((stop) => stop?.()) };
+}
+
+// Where this person was mentioned, newest first: who, in which note, the block's text; unread
+// ones stand out. Opening one marks it read and lands on the block.
+function mentionsSection(app) {
+  const { items, unread, nextCursor } = app.mentions;
+  const open = (event, mention) => {
+    if (!mention.read) app.mentions.mark(mention, true).catch((error) => app.flash(explain(error, "The mention could not be marked read")));
+    app.go(mention.url);
+    event.preventDefault();
+  };
+  const row = (mention) => el("li", { class: `note-row mention${mention.read ? "" : " unread"}`, dataset: { mention: mention.id } },
+    el("a", { href: mention.url, onclick: (event) => open(event, mention) },
+      el("span", { class: "title" }, `${mention.mentioned_by.name ?? "A former member"} mentioned you in ${mention.note_title ?? "a note in the trash"}`,
+        mention.origin === "agent_written" ? el("span", { class: "origin" }, mention.mentioned_by.kind === "agent" ? " (an agent's write)" : " (an agent's words they accepted)") : null),
+      mention.excerpt !== null ? el("span", { class: "excerpt" }, mentionsAsText("paragraph", mention.excerpt)) : null),
+    el("span", { class: "types" }, mention.read ? "" : "New"),
+    el("button", { type: "button", onclick: () => app.mentions.mark(mention, !mention.read).catch((error) => app.flash(explain(error, "The mention could not be changed"))) },
+      mention.read ? "Mark unread" : "Mark read"),
+    el("time", { datetime: mention.created_at }, when(mention.created_at)));
+  return el("section", { class: "mentions", "aria-label": "Mentions" },
+    el("h2", {}, "Mentions", unread ? el("button", { type: "button", onclick: () => app.mentions.markAllRead().catch((error) => app.flash(explain(error, "The mentions could not be marked read"))) }, "Mark all read") : null),
+    items.length
+      ? el("ul", { class: "notes" }, items.map(row))
+      : el("p", { class: "quiet" }, "Nobody has mentioned you yet. Typing @ and a name in a note mentions someone."),
+    nextCursor ? el("button", { type: "button", onclick: () => app.mentions.more().catch((error) => app.flash(explain(error, "More mentions could not be loaded"))) }, "Older mentions") : null);
 }
 
 // Every turn waiting for a person, newest first: who proposed it, on which note (or the new

@@ -4,10 +4,12 @@
 import { EditorView } from "../../editor/view.js";
 import { NoteProperties } from "./note_properties.js";
 import { NoteReview } from "./note_review.js";
+import { BlockAuthor } from "./block_author.js";
 import { noteTitle } from "./note_title.js";
 import { CollectionView, EMBED_LANGUAGE } from "../collection_view.js";
 import { NoteSync } from "../../sync/note_sync.js";
 import { explain } from "../explain.js";
+import { nameOf } from "../people.js";
 import { el, fill, idempotencyKey, link } from "../dom.js";
 
 // What the top bar says, per sync state, so a person knows what to do.
@@ -88,15 +90,21 @@ export class NotePage {
     this.backlinks = el("section", { class: "backlinks", "aria-label": "Backlinks" });
     app.show(this.model.title || "Untitled", el("article", { class: "note" }, el("div", { class: "note-head" }, this.title, this.meta, this.actions), this.banner, this.waiting, host, this.backlinks));
     this.embeds = new Set();
-    this.editor = new EditorView(host, this.model, { noteId: this.noteId, findNotes: (query) => this._findNotes(query), embed: (block) => this._embed(block) });
+    this.editor = new EditorView(host, this.model, { noteId: this.noteId, findNotes: (query) => this._findNotes(query), findMentions: (query) => this._findMentions(query), embed: (block) => this._embed(block) });
     this._renderMeta();
     this._renderState();
     this._loadBacklinks();
     this._loadPublication();
     this.review = new NoteReview(app, this.noteId, this.waiting, this.editor);
+    this.blockAuthor = new BlockAuthor(app.api, app.people, this.noteId, host);
+    this.actions.after(this.blockAuthor.element);
     // A link to one block (a proposal's source, say): that block, in view, with the caret in it.
     const linked = decodeURIComponent(location.hash.slice(1));
-    if (linked && this.model.has(linked)) this.editor.focusBlock(linked, 0);
+    if (linked && this.model.has(linked)) {
+      this.editor.focusBlock(linked, 0);
+      // Marked for a moment, so the eye finds the block the link (a mention in the Inbox) was about.
+      host.querySelector(`.block[data-id="${CSS.escape(linked)}"]`)?.classList.add("landed");
+    }
   }
 
   // A `fastpad-collection` code block shows its collection, live, where the block is.
@@ -240,9 +248,16 @@ export class NotePage {
     return this.app.index.match(query, 8).filter((note) => note.id !== this.noteId);
   }
 
+  // `@` offers the workspace's people first, then notes; people who cannot be read (offline) are left out.
+  async _findMentions(query) {
+    const [people, notes] = await Promise.all([this.app.people.match(query, 5).catch(() => []), this._findNotes(query)]);
+    return [...people.map((person) => ({ person: { id: person.id, name: nameOf(person), email: person.email } })), ...notes];
+  }
+
   _status(status) {
     // A saved edit may have met a waiting proposal (now a merge) or rewritten an agent's block.
     if (status.state === "saved" && this.review?.shows) this.review.reloadSoon();
+    if (status.state === "saved") this.blockAuthor?.refresh();
     const hint = [HINTS[status.state], !status.persistent && status.unsent ? VOLATILE : ""].filter(Boolean).join(" ");
     this.app.setStatus({ state: status.state, label: status.label || "", hint });
   }

@@ -15,7 +15,6 @@ export class NoteProperties {
     Object.assign(this, { app, noteId, host, model });
     this.answered = null; // {frontier, meta}: the last change the server answered, until the note holds it
     this.types = null; // the workspace's types, by name
-    this.members = null;
     this.related = new Map(); // target type → notes of it, for relation widgets
     this.refused = new Map(); // property key → {value, message}: the last value the server refused, kept on screen
     host.addEventListener("focusout", () => queueMicrotask(() => this.stale && !host.contains(document.activeElement) && this.render()));
@@ -127,7 +126,7 @@ export class NoteProperties {
           return el("label", {}, box, ` ${option}`);
         }));
       }
-      case "person": return this._lazySelect(id, value, save, () => this._members());
+      case "person": return this._lazySelect(id, value, save, () => this._members(value));
       case "relation": return this._lazySelect(id, value, save, () => this._notesOf(prop.target));
       case "file": return this._file(id, value, save);
       default: return input("text", value, orNull);
@@ -149,9 +148,11 @@ export class NoteProperties {
     return holder;
   }
 
-  async _members() {
-    this.members ??= this.app.api.json("GET", "/v1/members").then((page) => page.items.map((m) => [m.id, m.display_name]));
-    return this.members;
+  // The workspace's people, by name with their email (two people may share a name); the value is the
+  // person's id. A value naming someone no longer a member stays chosen, said as such.
+  async _members(value) {
+    const choices = (await this.app.people.list()).map((person) => [person.id, person.display_name ? `${person.display_name} · ${person.email}` : person.email]);
+    return value && !choices.some(([id]) => id === value) ? [...choices, [value, "Former member"]] : choices;
   }
 
   async _notesOf(type) {
