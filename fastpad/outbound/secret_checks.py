@@ -29,8 +29,10 @@ def shannon_entropy(value: str) -> float:
 _ENV_NAME = re.compile(r"[A-Z][A-Z_]*")          # YOUR_API_KEY, API_TOKEN: an env-var name, no digits
 _FILLER = re.compile(r"[xX*#._-]{3,}")          # xxxx, ****, ...
 _FILLER_RUNS = ("xxxxxx", "XXXXXX", "00000000", "****")   # ghp_xxxxxx…, sk_live_00000000…: a template, not a key
-# AIzaaaaaaaa…, AKIAZZZZZZZZ…, ####…: random text almost never repeats a letter or mark 8 times (digits may: ids)
-_SAME_CHARACTER_RUN = re.compile(r"([^\d])\1{7}")
+# AIzaaaaaaaa…, AKIAZZZZZZZZ…, ####…: random text almost never repeats a letter or mark 8 times (digits may: ids).
+# Counted only where the run is a quarter of the value or more: the base64 of binary data repeats A for its zero
+# bytes (every OpenSSH private key holds AAAAAAAAA), and a long key is no less a key for it.
+_SAME_CHARACTER_RUN = re.compile(r"([^\d])\1{7,}")
 _YOUR_SECRET = re.compile(r"your[_-]?(?:api[_-]?)?(?:key|token|secret|password)").search
 _PLACEHOLDER_WORDS = ("example", "placeholder", "changeme", "redacted", "fake")
 # A template at the start of a value: ${VAR}, ${{ secrets.X }}, {{ .Values.x }}, {Name}, <name>, %(name)s,
@@ -74,7 +76,7 @@ def is_documented_example(value: str) -> bool:
     Checked for every rule: such a value is public, and masking it would only hide the docs being quoted.
     """
     return ("example" in value.lower() or any(run in value for run in _FILLER_RUNS) or value in _DOCUMENTED_EXAMPLES
-            or _SAME_CHARACTER_RUN.search(value) is not None)
+            or any(len(run.group()) * 4 >= len(value) for run in _SAME_CHARACTER_RUN.finditer(value)))
 
 
 _HAS_DIGIT = re.compile(r"\d").search

@@ -161,6 +161,21 @@ def test_a_truncated_private_key_is_masked_without_eating_the_prose_after_it() -
     assert masked.startswith("[redacted:private-key:") and masked.endswith("]\n\nThanks\nmore prose")
 
 
+@pytest.mark.parametrize("algorithm", ["ed25519", "rsa"])
+def test_a_whole_openssh_private_key_is_masked_though_its_zero_bytes_repeat_a_letter(algorithm: str) -> None:
+    # ssh-keygen's format: its base64 always holds a run of A (zero bytes), which a placeholder check must not
+    # take for filler (AKIAZZZZ…): the block is masked whole, header to footer.
+    from cryptography.hazmat.primitives import serialization
+    from cryptography.hazmat.primitives.asymmetric import ed25519, rsa
+
+    key = ed25519.Ed25519PrivateKey.generate() if algorithm == "ed25519" else rsa.generate_private_key(65537, 2048)
+    pem = key.private_bytes(serialization.Encoding.PEM, serialization.PrivateFormat.OpenSSH,
+                            serialization.NoEncryption()).decode().strip()
+    assert "AAAAAAAA" in pem
+    text = f"Deploy key for the staging box:\n\n```\n{pem}\n```\n\nRotate it after the demo."
+    assert [(m.rule_id, text[m.start:m.end]) for m in find_secrets(text)] == [("private-key", pem)]
+
+
 def _token(rule: str) -> str:
     return next(secret for rule_id, _, secret in POSITIVES if rule_id == rule)
 
