@@ -118,7 +118,7 @@ def looks_random(value: str, *, min_length: int = 16, min_entropy: float = GENER
     credential (hex then held to 3.0 bits/char, since its alphabet caps
     entropy at 4) and so is a string of random-looking letters.
     """
-    if len(value) < min_length or is_placeholder(value) or _DOTTED_IDENTIFIER.match(value):
+    if len(value) < min_length or is_placeholder(value) or _dotted_name(value):
         return False
     if _ULID.match(value) or _UUID.match(value) or _HEX.match(value):
         if not named:
@@ -131,6 +131,19 @@ def looks_random(value: str, *, min_length: int = 16, min_entropy: float = GENER
     if not _HAS_DIGIT(value) and not (named and _random_letters(value)):
         return False
     return shannon_entropy(value) >= _entropy_floor(len(value), min_entropy)
+
+
+def _dotted_name(value: str) -> bool:
+    """``settings.api_key``, ``os.environ.TOKEN``: a name, not a value — unless a part is itself a token.
+
+    Vault's ``s.Z4bTMtngfLeQ18AqVoBBkUAOD1`` is shaped like a dotted name too, but one of its parts is no name:
+    random, with no ``_`` between words and letters that are not CamelCase words (``getApiKeyFor2Region`` is one).
+    """
+    return _DOTTED_IDENTIFIER.match(value) is not None and not any(_token_part(part) for part in value.split("."))
+
+
+def _token_part(part: str) -> bool:
+    return "_" not in part and looks_random(part) and any(map(_random_letters, _ASCII_LETTERS.findall(part)))
 
 
 def _looks_like_password(value: str) -> bool:
