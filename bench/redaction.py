@@ -1,13 +1,18 @@
 """Redaction measured, not assumed: recall on secrets, false positives on look-alikes, throughput.
 
-Two corpora, both in bench/data/redaction/:
+Three corpora, all in bench/data/redaction/:
 
 - ``public`` (the acceptance figure; built by build_public_corpus.py): the
   published test strings of gitleaks (MIT) and Yelp's detect-secrets
-  (Apache-2.0), which the rules were not written against, each in a sentence
-  of a note (prose, config line, code block, list item, YAML frontmatter) and
-  some spelled the ways Markdown and HTML render as the secret; reported per
-  kind and per template/spelling.
+  (Apache-2.0), each in a sentence of a note (prose, config line, code block,
+  list item, YAML frontmatter) and some spelled the ways Markdown and HTML
+  render as the secret; reported per kind and per template/spelling. The
+  rules were widened while this corpus was measured, so its figure is a
+  tuned one.
+- ``held-out`` (``held_out`` in the JSON; built by the same script, the same
+  way): the rule examples of Nosey Parker (Apache-2.0) and the snapshot-test
+  inputs of secretlint (MIT), which no rule was changed to fit: the
+  out-of-sample figure.
 - ``project`` (kept for comparison with earlier runs; built by
   build_corpus.py): secrets of many kinds, each in a short sentence of
 context and some written through a zero-width character or inside Markdown
@@ -22,7 +27,11 @@ versions, file hashes, code names, prose about secrets.
   ``redact`` alone on bench/outbound.py's generated notes, the text behind the
   README's outbound row.
 
-Targets: recall >= 0.98, false positives <= 2%.
+Targets: recall >= 0.98, false positives <= 2% (on ``public``; ``held-out`` is
+reported against the same numbers but is not what the rules are tuned to).
+
+``--corpus NAME`` measures one corpus and prints it without writing the
+results file (which always holds every corpus and the throughput).
 """
 
 from __future__ import annotations
@@ -70,31 +79,38 @@ def covered(matches: list[SecretMatch], start: int, end: int) -> bool:
     return False
 
 
+def origin(record: dict) -> str:
+    """The repository a record's string was copied from (``project`` for the project's own corpus)."""
+    return record.get("source", "project").split()[0].split("@")[0]
+
+
 def measure_recall(secrets: list[dict]) -> dict:
-    """Recall overall, per kind (caught/total) and per variant; the misses with what was masked."""
-    caught: Counter[str] = Counter()
-    total: Counter[str] = Counter()
-    by_variant: Counter[str] = Counter()
-    variant_total: Counter[str] = Counter()
+    """Recall overall, per kind and per source (caught/total) and per variant; the misses with what was masked."""
+    caught: Counter[tuple[str, str]] = Counter()
+    total: Counter[tuple[str, str]] = Counter()
     misses = []
     for record in secrets:
         text, start, end = render(record)
         matches = find_secrets(text)
-        total[record["kind"]] += 1
-        variant_total[record["variant"]] += 1
+        keys = [("kind", record["kind"]), ("variant", record["variant"]), ("source", origin(record))]
+        total.update(keys)
         if covered(matches, start, end):
-            caught[record["kind"]] += 1
-            by_variant[record["variant"]] += 1
+            caught.update(keys)
         else:
-            misses.append({"kind": record["kind"], "variant": record["variant"], "text": text,
-                           "masked": [text[m.start:m.end] for m in matches]})
+            misses.append({"kind": record["kind"], "variant": record["variant"], "source": origin(record),
+                           "text": text, "masked": [text[m.start:m.end] for m in matches]})
+
+    def by(axis: str) -> dict[str, tuple[int, int]]:
+        return {name: (caught[(a, name)], n) for (a, name), n in sorted(total.items()) if a == axis}
+
     return {
         "secrets": len(secrets),
-        "kinds": len(total),
-        "recall": round(sum(caught.values()) / len(secrets), 4),
-        "recall_by_variant": {v: round(by_variant[v] / n, 4) for v, n in sorted(variant_total.items())},
-        "missed_by_kind": {kind: total[kind] - caught[kind] for kind in sorted(total) if caught[kind] < total[kind]},
-        "recall_by_kind": {kind: f"{caught[kind]}/{n}" for kind, n in sorted(total.items())},
+        "kinds": len(by("kind")),
+        "recall": round((len(secrets) - len(misses)) / len(secrets), 4),
+        "recall_by_variant": {v: round(hit / n, 4) for v, (hit, n) in by("variant").items()},
+        "recall_by_source": {s: f"{hit}/{n}" for s, (hit, n) in by("source").items()},
+        "missed_by_kind": {k: n - hit for k, (hit, n) in by("kind").items() if hit < n},
+        "recall_by_kind": {k: f"{hit}/{n}" for k, (hit, n) in by("kind").items()},
         "misses": misses,
     }
 
@@ -102,17 +118,18 @@ def measure_recall(secrets: list[dict]) -> dict:
 def measure_false_positives(lookalikes: list[dict]) -> dict:
     flagged = []
     by_kind: Counter[str] = Counter()
+    total: Counter[str] = Counter(record["kind"] for record in lookalikes)
     for record in lookalikes:
         text, _, _ = render(record)
         matches = find_secrets(text)
         if matches:
             by_kind[record["kind"]] += 1
-            flagged.append({"kind": record["kind"], "text": text,
+            flagged.append({"kind": record["kind"], "source": origin(record), "text": text,
                             "masked": [(m.rule_id, text[m.start:m.end]) for m in matches]})
     return {
         "lookalikes": len(lookalikes),
         "false_positive_rate": round(len(flagged) / len(lookalikes), 4),
-        "flagged_by_kind": dict(sorted(by_kind.items())),
+        "flagged_by_kind": {kind: f"{by_kind[kind]}/{n}" for kind, n in sorted(total.items()) if by_kind[kind]},
         "flagged": flagged,
     }
 
@@ -146,23 +163,25 @@ def throughput(records: list[dict]) -> dict:
     }
 
 
+# corpus name on the command line -> (key in the results JSON, file prefix in bench/data/redaction/)
+CORPORA = {"public": ("public", "public_"), "held-out": ("held_out", "heldout_"), "project": ("project", "")}
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--corpus", choices=CORPORA, help="measure and print only this corpus (writes no results)")
     parser.add_argument("--show", action="store_true", help="print every miss and every false positive")
     args = parser.parse_args()
     figures: dict = {}
-    for corpus, prefix in (("public", "public_"), ("project", "")):
+    for name in [args.corpus] if args.corpus else CORPORA:
+        key, prefix = CORPORA[name]
         secrets, lookalikes = load(f"{prefix}secrets.jsonl"), load(f"{prefix}lookalikes.jsonl")
-        figures[corpus] = {"recall": measure_recall(secrets), "false_positives": measure_false_positives(lookalikes)}
-    project = load("secrets.jsonl") + load("lookalikes.jsonl")
-    figures["throughput"] = throughput(project)      # the same text as earlier runs: figures stay comparable
-    targets = {"public.recall.recall": ">= 0.98", "public.false_positives.false_positive_rate": "<= 0.02"}
-    path = write_result("redaction", figures, targets)
-    for corpus in ("public", "project"):
-        recall, false_positives = figures[corpus]["recall"], figures[corpus]["false_positives"]
-        print(corpus, json.dumps({
+        figures[key] = {"recall": measure_recall(secrets), "false_positives": measure_false_positives(lookalikes)}
+        recall, false_positives = figures[key]["recall"], figures[key]["false_positives"]
+        print(name, json.dumps({
             "recall": recall["recall"], "secrets": recall["secrets"], "kinds": recall["kinds"],
-            "recall_by_variant": recall["recall_by_variant"], "missed_by_kind": recall["missed_by_kind"],
+            "recall_by_variant": recall["recall_by_variant"], "recall_by_source": recall["recall_by_source"],
+            "missed_by_kind": recall["missed_by_kind"],
             "false_positive_rate": false_positives["false_positive_rate"], "lookalikes": false_positives["lookalikes"],
             "flagged_by_kind": false_positives["flagged_by_kind"],
         }, indent=2))
@@ -171,6 +190,12 @@ def main() -> None:
                 print("MISS", json.dumps(miss, ensure_ascii=False))
             for hit in false_positives["flagged"]:
                 print("FP  ", json.dumps(hit, ensure_ascii=False))
+    if args.corpus:
+        return
+    project = load("secrets.jsonl") + load("lookalikes.jsonl")
+    figures["throughput"] = throughput(project)      # the same text as earlier runs: figures stay comparable
+    targets = {"public.recall.recall": ">= 0.98", "public.false_positives.false_positive_rate": "<= 0.02"}
+    path = write_result("redaction", figures, targets)
     print("mb_per_s", {name: t["mb_per_s"] for name, t in figures["throughput"].items()})
     print(f"written to {path}")
 

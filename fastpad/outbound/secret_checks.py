@@ -29,8 +29,10 @@ def shannon_entropy(value: str) -> float:
 _ENV_NAME = re.compile(r"[A-Z][A-Z_]*")          # YOUR_API_KEY, API_TOKEN: an env-var name, no digits
 _FILLER = re.compile(r"[xX*#._-]{3,}")          # xxxx, ****, ...
 _FILLER_RUNS = ("xxxxxx", "XXXXXX", "00000000", "****")   # ghp_xxxxxx…, sk_live_00000000…: a template, not a key
-# AIzaaaaaaaa…, AKIAZZZZZZZZ…, ####…: random text almost never repeats a letter or mark 8 times (digits may: ids)
-_SAME_CHARACTER_RUN = re.compile(r"([^\d])\1{7}")
+# AIzaaaaaaaa…, AKIAZZZZZZZZ…, ####…: random text almost never repeats a letter or mark 8 times (digits may: ids).
+# Counted only where the run is a quarter of the value or more: the base64 of binary data repeats A for its zero
+# bytes (every OpenSSH private key holds AAAAAAAAA), and a long key is no less a key for it.
+_SAME_CHARACTER_RUN = re.compile(r"([^\d])\1{7,}")
 _YOUR_SECRET = re.compile(r"your[_-]?(?:api[_-]?)?(?:key|token|secret|password)").search
 _PLACEHOLDER_WORDS = ("example", "placeholder", "changeme", "redacted", "fake")
 # A template at the start of a value: ${VAR}, ${{ secrets.X }}, {{ .Values.x }}, {Name}, <name>, %(name)s,
@@ -74,7 +76,7 @@ def is_documented_example(value: str) -> bool:
     Checked for every rule: such a value is public, and masking it would only hide the docs being quoted.
     """
     return ("example" in value.lower() or any(run in value for run in _FILLER_RUNS) or value in _DOCUMENTED_EXAMPLES
-            or _SAME_CHARACTER_RUN.search(value) is not None)
+            or any(len(run.group()) * 4 >= len(value) for run in _SAME_CHARACTER_RUN.finditer(value)))
 
 
 _HAS_DIGIT = re.compile(r"\d").search
@@ -116,7 +118,7 @@ def looks_random(value: str, *, min_length: int = 16, min_entropy: float = GENER
     credential (hex then held to 3.0 bits/char, since its alphabet caps
     entropy at 4) and so is a string of random-looking letters.
     """
-    if len(value) < min_length or is_placeholder(value) or _DOTTED_IDENTIFIER.match(value):
+    if len(value) < min_length or is_placeholder(value) or _dotted_name(value):
         return False
     if _ULID.match(value) or _UUID.match(value) or _HEX.match(value):
         if not named:
@@ -129,6 +131,19 @@ def looks_random(value: str, *, min_length: int = 16, min_entropy: float = GENER
     if not _HAS_DIGIT(value) and not (named and _random_letters(value)):
         return False
     return shannon_entropy(value) >= _entropy_floor(len(value), min_entropy)
+
+
+def _dotted_name(value: str) -> bool:
+    """``settings.api_key``, ``os.environ.TOKEN``: a name, not a value — unless a part is itself a token.
+
+    Vault's ``s.Z4bTMtngfLeQ18AqVoBBkUAOD1`` is shaped like a dotted name too, but one of its parts is no name:
+    random, with no ``_`` between words and letters that are not CamelCase words (``getApiKeyFor2Region`` is one).
+    """
+    return _DOTTED_IDENTIFIER.match(value) is not None and not any(_token_part(part) for part in value.split("."))
+
+
+def _token_part(part: str) -> bool:
+    return "_" not in part and looks_random(part) and any(map(_random_letters, _ASCII_LETTERS.findall(part)))
 
 
 def _looks_like_password(value: str) -> bool:

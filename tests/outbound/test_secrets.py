@@ -169,6 +169,34 @@ def test_a_truncated_private_key_is_masked_without_eating_the_prose_after_it() -
     assert masked.startswith("[redacted:private-key:") and masked.endswith("]\n\nThanks\nmore prose")
 
 
+@pytest.mark.parametrize("algorithm", ["ed25519", "rsa"])
+def test_a_whole_openssh_private_key_is_masked_though_its_zero_bytes_repeat_a_letter(algorithm: str) -> None:
+    # ssh-keygen's format: its base64 always holds a run of A (zero bytes), which a placeholder check must not
+    # take for filler (AKIAZZZZ…): the block is masked whole, header to footer.
+    from cryptography.hazmat.primitives import serialization
+    from cryptography.hazmat.primitives.asymmetric import ed25519, rsa
+
+    key = ed25519.Ed25519PrivateKey.generate() if algorithm == "ed25519" else rsa.generate_private_key(65537, 2048)
+    pem = key.private_bytes(serialization.Encoding.PEM, serialization.PrivateFormat.OpenSSH,
+                            serialization.NoEncryption()).decode().strip()
+    assert "AAAAAAAA" in pem
+    text = f"Deploy key for the staging box:\n\n```\n{pem}\n```\n\nRotate it after the demo."
+    assert [(m.rule_id, text[m.start:m.end]) for m in find_secrets(text)] == [("private-key", pem)]
+
+
+@pytest.mark.parametrize("text, secret", [
+    ('VAULT_CLIENT_TOKEN="s.Hq3NvR8wLk2TzYp6MdXc4BfJ"', "s.Hq3NvR8wLk2TzYp6MdXc4BfJ"),   # Vault before 1.10
+    ("vault_token: b.Kq7LmW2xPz9RtYb4NcVd8HgF", "b.Kq7LmW2xPz9RtYb4NcVd8HgF"),
+    ("token = settings.STRIPE_API_KEY_V2", None),             # dotted names under a credential name: references
+    ("secret = app.config.JWT_SECRET_KEY_2023", None),
+    ("api_key = config.getApiKeyForTenant2Region", None),
+    ("token = ctx.obj.auth_token_v2_refresh_handler", None),
+    ("key = proto.v1beta1.ListKeysRequest", None),
+])
+def test_a_dotted_value_is_a_name_unless_a_part_of_it_is_a_token(text: str, secret: str | None) -> None:
+    assert [text[m.start:m.end] for m in find_secrets(text)] == ([secret] if secret else [])
+
+
 def _token(rule: str) -> str:
     return next(secret for rule_id, _, secret in POSITIVES if rule_id == rule)
 

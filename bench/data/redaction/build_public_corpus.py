@@ -1,4 +1,4 @@
-"""Build the public redaction corpus: public_secrets.jsonl and public_lookalikes.jsonl beside this file.
+"""Build the public redaction corpora beside this file: ``public`` and ``heldout`` (secrets and look-alikes each).
 
 The strings come from two public secret scanners' own test data, copied into
 public_sources.jsonl (one record a line: ``role`` secret or lookalike, ``kind``,
@@ -32,7 +32,39 @@ single-line secret is also written the ways Markdown and HTML spell it (an
 escaped underscore, emphasis or inline code inside the token, an HTML character
 reference, a link-text split, a zero-width character), each in its own record.
 
-Run it again only to change the corpus: ``.venv/bin/python bench/data/redaction/build_public_corpus.py``.
+The ``heldout`` corpus (heldout_sources.jsonl, the same record form plus
+``licence`` and, where the secret's text occurs twice in its snippet,
+``occurrence``) was built afterwards to judge the rules on secrets they were
+not widened against: the public corpus above is where they were tuned. Its
+strings come from two other scanners' test data, never from gitleaks or
+detect-secrets (one token also in gitleaks' tests was dropped), each with its
+repository, commit and path:
+
+- Nosey Parker (praetorian-inc/noseyparker, Apache-2.0): the ``examples`` and
+  ``negative_examples`` of its rules,
+  crates/noseyparker/data/default/builtin/rules/*.yml (34 of its ~90 rule
+  files, picked for breadth before any was measured: generic passwords and
+  keys, cloud, VCS, chat, databases, CI, AI vendors; one base64 PEM example
+  of two not copied for its length).
+- secretlint (secretlint/secretlint, MIT): the inputs of its rule snapshot
+  tests, ``ng.*`` (found) and ``ok.*`` (not found), one line a record.
+
+The role of each string was decided from the string and the test's own words,
+before any rule was run on it: a literal credential value is a secret (also a
+negative example its authors mark FIXME or wish matched, or one that only
+misses the rule's format while a key name says what it is); a placeholder by
+its form (one repeated character, x's or zeros, alphabet or digit runs,
+DEADBEEF, ``<...>``, ``${...}``, ``######``, the words secret, password,
+myPassword, YOURPASSWORD), a variable or interpolation, a public identifier
+(an OAuth client ID, a publishable key) or text holding no credential is a
+look-alike, whichever way the test filed it; a documented sample credential
+(RFC 7617's Aladdin, RFC 6750's bearer token, Wikipedia's JWT, MongoDB's
+manual's ``D1fficultP%40ssw0rd``, Cribl's Slack samples) is ``left-out``, as is
+anything a reader could not call either way; identifiers such as bucket names,
+ARNs and account IDs were not copied. Where a rule captures a user and a
+password, the password is the secret; a webhook's secret is its whole URL.
+
+Run it again only to change a corpus: ``.venv/bin/python bench/data/redaction/build_public_corpus.py``.
 """
 
 from __future__ import annotations
@@ -138,32 +170,43 @@ def _parts(value: str, size: int = 16) -> list[str]:
     return [value[i:i + size] for i in range(0, len(value), size)] or [""]
 
 
-def build() -> tuple[list[dict], list[dict]]:
-    sources = [json.loads(line) for line in (HERE / "public_sources.jsonl").read_text().splitlines() if line]
+def _find(text: str, needle: str, at: int, occurrence: int) -> int:
+    """Where the ``occurrence``-th (from 0) ``needle`` at or after ``at`` starts."""
+    start = text.index(needle, at)
+    for _ in range(occurrence):
+        start = text.index(needle, start + 1)
+    return start
+
+
+def build(sources_name: str) -> tuple[list[dict], list[dict]]:
+    sources = [json.loads(line) for line in (HERE / sources_name).read_text().splitlines() if line]
+    sources = [record for record in sources if record["role"] != "left-out"]
     secrets, lookalikes = [], []
     templates = list(TEMPLATES)
     spelled = 0
     for index, record in enumerate(sources):
         template = templates[index % len(templates)]
         snippet = "".join(record["snippet"])
+        provenance = {"source": record["source"]} | ({"licence": record["licence"]} if "licence" in record else {})
         if record["role"] == "lookalike":
             text, _ = _place(template, snippet)
-            lookalikes.append({"kind": record["kind"], "variant": template, "source": record["source"],
+            lookalikes.append({"kind": record["kind"], "variant": template, **provenance,
                                "context": _parts(text), "value": [""]})
             continue
         snippet, secret = _expand(snippet, "".join(record["secret"]))
+        occurrence = record.get("occurrence", 0)
         text, at = _place(template, snippet)
-        start = text.index(secret.replace("\n", "\n  ") if template == "frontmatter" else secret, at)
+        start = _find(text, secret.replace("\n", "\n  ") if template == "frontmatter" else secret, at, occurrence)
         shown = text[start:start + len(secret.replace("\n", "\n  ") if template == "frontmatter" else secret)]
-        secrets.append({"kind": record["kind"], "variant": template, "source": record["source"],
+        secrets.append({"kind": record["kind"], "variant": template, **provenance,
                         "context": _parts(text[:start] + "{value}" + text[start + len(shown):]), "value": _parts(shown)})
         if "\n" in secret or "\n" in snippet or (index % 3):
             continue
         spelling = MARKDOWN_SPELLINGS[spelled % len(MARKDOWN_SPELLINGS)]
         spelled += 1
         prose, prose_at = _place("prose", snippet)
-        start = prose.index(secret, prose_at)
-        secrets.append({"kind": record["kind"], "variant": spelling, "source": record["source"],
+        start = _find(prose, secret, prose_at, occurrence)
+        secrets.append({"kind": record["kind"], "variant": spelling, **provenance,
                         "context": _parts(prose[:start] + "{value}" + prose[start + len(secret):]),
                         "value": _parts(_spell(secret, spelling))})
     return secrets, lookalikes
@@ -176,8 +219,9 @@ def _write(name: str, records: list[dict]) -> None:
 
 
 if __name__ == "__main__":
-    built_secrets, built_lookalikes = build()
-    _write("public_secrets.jsonl", built_secrets)
-    _write("public_lookalikes.jsonl", built_lookalikes)
-    print(f"{len(built_secrets)} secrets of {len({r['kind'] for r in built_secrets})} kinds, "
-          f"{len(built_lookalikes)} look-alikes")
+    for corpus in ("public", "heldout"):          # public first: its generated values take the seeded draws
+        built_secrets, built_lookalikes = build(f"{corpus}_sources.jsonl")
+        _write(f"{corpus}_secrets.jsonl", built_secrets)
+        _write(f"{corpus}_lookalikes.jsonl", built_lookalikes)
+        print(f"{corpus}: {len(built_secrets)} secrets of {len({r['kind'] for r in built_secrets})} kinds, "
+              f"{len(built_lookalikes)} look-alikes")
