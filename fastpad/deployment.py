@@ -52,6 +52,7 @@ from fastpad.security.invitations import InvitationService
 from fastpad.security.mail import Mailer
 from fastpad.security.people import PeopleService
 from fastpad.security.team import TeamService
+from fastpad.security.workspaces import WorkspaceService
 from fastpad.security.principals import Principal
 from fastpad.security.tokens import TokenService
 from fastpad.store import IdempotencyRecord, Store, open_store, utcnow
@@ -114,6 +115,7 @@ class Deployment:
     people: PeopleService = field(init=False)
     invitations: InvitationService = field(init=False)
     team: TeamService = field(init=False)
+    workspaces: WorkspaceService = field(init=False)
     idempotency: IdempotencyService = field(init=False)
     review: ReviewService = field(init=False)
     search: SearchService = field(init=False)
@@ -146,6 +148,7 @@ class Deployment:
         self.invitations = InvitationService(self.store, self.people, mailer=Mailer.from_config(self.config.get("mail")),
                                              signup=self.config.get("signup", "invite"))
         self.team = TeamService(self.store, self.people)
+        self.workspaces = WorkspaceService(self.store)
         self.idempotency = IdempotencyService(self.store)
         self.review = ReviewService(self.store, self.secret, self.notes, effects=KnowledgeEffects(
             graph=self.graph, calendar=EventNotes(self.notes, self.typed_notes), notes=self.notes))

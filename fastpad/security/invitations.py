@@ -27,13 +27,13 @@ from fastpad.security.mail import Mailer
 from fastpad.security.people import (MANAGERS, PeopleService, check_display_name, check_password, check_role,
                                      normalize_email)
 from fastpad.security.principals import Principal
+from fastpad.security.workspaces import MAX_WORKSPACE_NAME
 from fastpad.store import PersonRow, Store, utcnow
 from fastpad.store.team import InvitationRow
 
 INVITATION_TTL = timedelta(days=7)
 INVITABLE_ROLES = ("admin", "member", "viewer")  # an owner is made by changing a member's role
 SIGNUP_MODES = ("invite", "open", "closed")
-MAX_WORKSPACE_NAME = 200
 _PREFIX = "fpi_"
 
 

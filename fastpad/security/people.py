@@ -274,20 +274,28 @@ class PeopleService:
                           person.created_at)
 
     def sessions(self, principal: Principal, current_session: str | None) -> list[dict[str, object]]:
-        """Where the person is signed in (in this workspace): browser, when it began and was last seen."""
+        """Where the person is signed in, in every workspace they belong to (a session lives in the
+        workspace it acts in): browser, workspace, when it began and was last seen."""
         principal.require_signed_in("Listing your sessions", reads_only=True)
         current = _sha256(current_session) if current_session else None
-        with self.store.read(principal.workspace_id) as tx:
-            seen = tx.team.open_sessions_of(principal.principal_id, self.clock())
-        return [{"id": s.id, "user_agent": s.user_agent, "created_at": s.created_at.isoformat(),
-                 "last_seen_at": s.last_seen_at.isoformat(), "current": s.session_hash == current} for s in seen]
+        seen = []
+        for workspace, _ in self.store.memberships(principal.principal_id):
+            with self.store.read(workspace.id) as tx:
+                seen += [(s, workspace) for s in tx.team.open_sessions_of(principal.principal_id, self.clock())]
+        seen.sort(key=lambda pair: (pair[0].last_seen_at, pair[0].id), reverse=True)
+        return [{"id": s.id, "user_agent": s.user_agent, "workspace_id": w.id, "workspace_name": w.name,
+                 "created_at": s.created_at.isoformat(), "last_seen_at": s.last_seen_at.isoformat(),
+                 "current": s.session_hash == current} for s, w in seen]
 
     def end_own_session(self, principal: Principal, session_id: str) -> None:
-        """Sign one of your own sessions out; another person's (or an unknown) session is a 404."""
+        """Sign one of your own sessions out, in whichever of your workspaces it is; another person's
+        (or an unknown) session is a 404."""
         principal.require_signed_in("Signing a session out", reads_only=True)
-        with self.store.write(principal.workspace_id) as tx:
-            if not tx.team.end_session_of(principal.principal_id, session_id, self.clock()):
-                raise NotFound(detail=f"no open session {session_id} of yours")
+        for workspace, _ in self.store.memberships(principal.principal_id):
+            with self.store.write(workspace.id) as tx:
+                if tx.team.end_session_of(principal.principal_id, session_id, self.clock()):
+                    return
+        raise NotFound(detail=f"no open session {session_id} of yours")
 
     # ------------------------------------------------------------------ principals
 
@@ -311,6 +319,18 @@ class PeopleService:
             if member is not None:
                 return Principal.person(workspace_id, principal.principal_id, scopes=SESSION_SCOPES, role=member.role)
         return principal.sees_nothing_in(workspace_id)
+
+    def switch_session(self, session_id: str, workspace_id: str, *, user_agent: str = "") -> tuple[str, str]:
+        """Move a web session into another workspace its person belongs to: a new session there
+        (cookie value, CSRF token) and the old one ended, so the browser's current workspace — what
+        every page and the device approval act in — is the new one. A workspace the person is not
+        a member of (or one that does not exist) is a 404, the same for both."""
+        principal = self.session_principal(session_id)
+        if self.role(workspace_id, principal.principal_id) is None:
+            raise NotFound(detail=f"no workspace {workspace_id} of yours", extra={"workspace_id": workspace_id})
+        opened = self.create_session(self.principal_for(workspace_id, principal.principal_id), user_agent=user_agent)
+        self.end_session(session_id)
+        return opened
 
     # ------------------------------------------------------------------ passwords
 
