@@ -24,7 +24,7 @@ from fastpad.notes.ids import new_id
 from fastpad.security.audit import ANONYMOUS, MEMBER_REMOVED, SIGN_IN, SIGN_IN_FAILED, record
 from fastpad.security.principals import Principal
 from fastpad.security.scopes import SESSION_SCOPES
-from fastpad.store import PersonRow, SessionRow, Store, WorkspaceRow, utcnow
+from fastpad.store import MemberRow, PersonRow, SessionRow, Store, WorkspaceRow, utcnow
 
 SESSION_TTL = timedelta(days=14)
 SESSION_TOUCH_GRANULARITY = timedelta(minutes=5)
@@ -235,9 +235,7 @@ class PeopleService:
         session they hold ends (a session someone took with the old password goes with it); the one
         named ``keep_session`` stays. Returns how many ended."""
         principal.require_signed_in("Changing your password", reads_only=True)
-        with self.store.read(principal.workspace_id) as tx:
-            person = tx.person(principal.principal_id)
-        assert person is not None
+        person = self._yourself(principal)[0]
         try:
             self.hasher.verify(person.password_hash or "", current_password)
         except (VerifyMismatchError, VerificationError, InvalidHashError):
@@ -260,18 +258,26 @@ class PeopleService:
     def set_display_name(self, principal: Principal, display_name: str) -> PersonInfo:
         principal.require_signed_in("Changing your display name", reads_only=True)
         name = check_display_name(display_name)
+        self._yourself(principal)
         with self.store.write(principal.workspace_id) as tx:
             tx.team.set_display_name(principal.principal_id, name)
         return self.me(principal)
 
     def me(self, principal: Principal) -> PersonInfo:
         principal.require_signed_in("Your account", reads_only=True)
+        person, member = self._yourself(principal)
+        return PersonInfo(person.id, person.email, person.display_name, member.role, principal.workspace_id,
+                          person.created_at)
+
+    def _yourself(self, principal: Principal) -> tuple[PersonRow, MemberRow]:
+        """The signed-in person and their membership where the principal acts; a session naming a
+        workspace its person is not in finds no account there (nothing, as everywhere else there)."""
         with self.store.read(principal.workspace_id) as tx:
             person = tx.person(principal.principal_id)
             member = tx.member(principal.principal_id)
-        assert person is not None and member is not None
-        return PersonInfo(person.id, person.email, person.display_name, member.role, principal.workspace_id,
-                          person.created_at)
+        if person is None or member is None:
+            raise NotFound(detail="no account of yours in the named workspace")
+        return person, member
 
     def sessions(self, principal: Principal, current_session: str | None) -> list[dict[str, object]]:
         """Where the person is signed in, in every workspace they belong to (a session lives in the
