@@ -24,6 +24,7 @@ from collections.abc import Callable
 from typing import Any
 
 import httpx
+import psycopg
 import pytest
 
 from fastpad.store.audit import AuditFilter
@@ -231,3 +232,74 @@ def test_invitations_and_members_of_the_other_workspace_are_not_found(team: Team
 def _http(team: TeamWorld, credential: Credential, **headers: str) -> httpx.Client:
     return httpx.Client(base_url=team.target.base_url, timeout=30,
                         headers={**credential.headers(fresh=credential.kind == OAUTH), **headers})
+
+
+# ---------------------------------------------------------------------- PostgreSQL: the database holds the line
+
+
+@pytest.mark.parametrize("target", ["postgres"], indirect=True)
+def test_postgres_row_level_security_keeps_each_workspace_to_itself(team: TeamWorld) -> None:
+    """Connected as the application's role, acting for one workspace, every workspace-scoped table —
+    found in the catalogue, the tables added since the first migration included (the audit log,
+    invitations, idempotency claims, OAuth grants…) — gives nothing of the other workspace and takes
+    no write into it; the two global tables show only what their policies allow."""
+    store = team.target.deployment.store
+    first, second = team.first, team.second
+    for credential in team.credentials:  # every kind held: sessions, OAuth grants, delegations
+        credential.headers()
+    with psycopg.connect(store.owner_url, autocommit=True) as owner:
+        tables = sorted(r[0] for r in owner.execute(
+            "SELECT c.relname FROM pg_class c JOIN pg_attribute a ON a.attrelid = c.oid"
+            " WHERE c.relnamespace = 'public'::regnamespace AND c.relkind = 'r' AND a.attname = 'workspace_id'"
+            " AND NOT a.attisdropped"))
+        append_only = {r[0] for r in owner.execute(
+            "SELECT c.relname FROM pg_trigger t JOIN pg_class c ON c.oid = t.tgrelid JOIN pg_proc p ON p.oid = t.tgfoid"
+            " WHERE p.proname LIKE '%%append_only'")}
+        held = {table: owner.execute(f"SELECT count(*) FROM {table} WHERE workspace_id = %s",  # noqa: S608
+                                     (second.id,)).fetchone()[0] for table in tables}
+    # The world put rows of the second workspace in these (so "none visible" is a finding, not an empty table).
+    assert {table for table, rows in held.items() if rows} >= {
+        "agents", "tokens", "web_sessions", "notes", "note_snapshots", "note_updates", "blocks", "links",
+        "note_titles", "change_feed", "memory_topics", "chunks", "turns", "turn_events", "type_defs",
+        "note_type_tags", "property_values", "collections", "imports", "oauth_grants", "audit_log", "invitations",
+        "workspace_members", "credential_index"}
+    with psycopg.connect(store.app_conninfo, autocommit=True) as app:
+        for table in tables:
+            if table == "credential_index":
+                continue  # not readable at all by the application (tests/store/test_isolation.py)
+            with app.transaction(force_rollback=True):
+                app.execute("SELECT set_config('app.workspace_id', %s, true)", (first.id,))
+                seen = app.execute(f"SELECT count(*) FROM {table} WHERE workspace_id <> %s",  # noqa: S608
+                                   (first.id,)).fetchone()[0]
+                assert seen == 0, table
+                assert app.execute(f"UPDATE {table} SET workspace_id = workspace_id"  # noqa: S608
+                                   " WHERE workspace_id = %s", (second.id,)).rowcount == 0, table
+                assert app.execute(f"DELETE FROM {table} WHERE workspace_id = %s",  # noqa: S608
+                                   (second.id,)).rowcount == 0, table
+            # Moving one of its own rows into the other workspace is refused by the policy's check (an
+            # append-only log — the audit log, turn events — refuses every update before that).
+            refusal = psycopg.errors.RaiseException if table in append_only else psycopg.errors.InsufficientPrivilege
+            with app.transaction(force_rollback=True):
+                app.execute("SELECT set_config('app.workspace_id', %s, true)", (first.id,))
+                own = app.execute(f"SELECT ctid FROM {table} LIMIT 1").fetchone()  # noqa: S608
+                if own is not None:
+                    with pytest.raises(refusal):
+                        app.execute(f"UPDATE {table} SET workspace_id = %s WHERE ctid = %s",  # noqa: S608
+                                    (second.id, own[0]))
+        with app.transaction(force_rollback=True):
+            app.execute("SELECT set_config('app.workspace_id', %s, true)", (first.id,))
+            # The workspaces: its own row only; people: its own members only.
+            assert [r[0] for r in app.execute("SELECT id FROM workspaces")] == [first.id]
+            visible = {r[0] for r in app.execute("SELECT id FROM people")}
+            assert visible == set(first.people.values())
+            assert app.execute("UPDATE people SET display_name = 'x' WHERE id = %s",
+                               (second.people["dee"],)).rowcount == 0
+        with app.transaction(force_rollback=True):
+            # Acting for Ada (the switcher's lookup): the workspaces she belongs to, and nothing in them.
+            app.execute("SELECT set_config('app.person_id', %s, true)", (first.people["ada"],))
+            assert {r[0] for r in app.execute("SELECT id FROM workspaces")} >= {first.id, second.id}
+            assert app.execute("SELECT count(*) FROM notes").fetchone()[0] == 0
+        with app.transaction(force_rollback=True):
+            # Acting for Bob, who is only in the first: never the second.
+            app.execute("SELECT set_config('app.person_id', %s, true)", (first.people["bob"],))
+            assert second.id not in {r[0] for r in app.execute("SELECT id FROM workspaces")}
