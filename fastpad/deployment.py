@@ -136,7 +136,7 @@ class Deployment:
         self.memory = MemoryService(self.store, self.notes)
         days = self.config.get("trash_retention_days")  # fastpad.json may set it: purge that long after trashing
         self.trash = TrashService(self.store, retention=DEFAULT_RETENTION if days is None else timedelta(days=days))
-        self.purge_schedule = PurgeSchedule(self.trash, self.workspace_id)
+        self.purge_schedule = PurgeSchedule(self.trash)  # every workspace's trash
         self.types = TypeService(self.store)
         self.typed_notes = TypedNoteService(self.store)
         self.queries = KnowledgeQueryService(self.store)
