@@ -174,7 +174,9 @@ class Deployment:
         """Start what runs beside the HTTP server (the app's lifespan calls this):
         the embedding worker and the hourly purge of the expired trash."""
         if self.embedder is not None:
-            self.embedder.watch(self.workspace_id)
+            # Every workspace's chunks are swept (one created later joins at its first commit).
+            for workspace_id in self.store.workspace_ids():
+                self.embedder.watch(workspace_id)
             self.embedder.start()
         self.purge_schedule.start()
 
