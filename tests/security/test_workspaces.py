@@ -28,8 +28,8 @@ import psycopg
 import pytest
 
 from fastpad.store.audit import AuditFilter
-from tests.security.probe import (ELSEWHERE, NAMED_ELSEWHERE, NOTE, PUBLIC, READ, ROUTES, SESSION_HEADER, THING, WORKSPACE_HEADER, Route, aims,
-                                  unsent)
+from tests.security.probe import (ELSEWHERE, NAMED_ELSEWHERE, NOTE, PUBLIC, READ, ROUTES, SESSION_HEADER, THING,
+                                  WORKSPACE_HEADER, Route, aims, unsent)
 from tests.security.tally import Tally
 from tests.security.team_world import AGENT, KINDS, OAUTH, SESSION, Credential, TeamWorld, Workspace, build_team_world
 from tests.security.tools import post_tool_call, sent_of, tool_calls
@@ -113,7 +113,8 @@ def fingerprint(world: TeamWorld, workspace: Workspace) -> dict[str, Any]:
             "members": sorted((p.id, role) for p, role in tx.members()),
             "invitations": sorted((i.id, i.accepted_at, i.revoked_at) for i in tx.team.invitations()),
             "tokens": sorted(t.id for t in tx.tokens() if t.revoked_at is None),
-            "edges": sorted((edge.link.id, edge.link.status) for edge in tx.links.edges(workspace.estate.vault.id, direction="both")),
+            "edges": sorted((edge.link.id, edge.link.status)
+                            for edge in tx.links.edges(workspace.estate.vault.id, direction="both")),
             "turn": tx.turns.get(workspace.estate.turn).status,
             "audit": Counter(e.action for e in audit if e.action != "workspace.exported"),
         }
