@@ -36,10 +36,11 @@ class PurgeReport:
     purged: list[str]  # note ids, oldest trash first within each batch
     cutoff: datetime  # notes trashed at or before this were purged
     idempotency_records: int = 0  # expired idempotency records removed
+    workspaces: int = 1  # how many workspaces the pass went through
 
     def as_dict(self) -> dict[str, Any]:
         return {"purged": list(self.purged), "cutoff": self.cutoff.isoformat(),
-                "idempotency_records": self.idempotency_records}
+                "idempotency_records": self.idempotency_records, "workspaces": self.workspaces}
 
 
 class TrashService:
@@ -73,6 +74,14 @@ class TrashService:
         with self.store.write(workspace_id) as tx:
             swept = tx.idempotency_sweep(now)
         return PurgeReport(purged, cutoff, swept)
+
+
+    def purge_everywhere(self, now: datetime | None = None) -> PurgeReport:
+        """:meth:`purge_expired` in every workspace of the deployment (``fp purge``): one report."""
+        now = now or self.clock()
+        reports = [self.purge_expired(workspace_id, now) for workspace_id in self.store.workspace_ids()]
+        return PurgeReport([note for r in reports for note in r.purged], now - self.retention,
+                           sum(r.idempotency_records for r in reports), workspaces=len(reports))
 
 
 class PurgeSchedule:
