@@ -14,7 +14,7 @@ import hmac
 import secrets
 from collections.abc import Callable
 from dataclasses import dataclass
-from datetime import datetime, timedelta
+from datetime import UTC, datetime, timedelta
 
 from argon2 import PasswordHasher
 from argon2.exceptions import InvalidHashError, VerificationError, VerifyMismatchError
@@ -342,13 +342,14 @@ class PeopleService:
 
     def authenticate_password(self, email: str, password: str, *, workspace_id: str | None = None) -> Principal:
         """A person principal for a correct email + password, in ``workspace_id``
-        or else the person's first workspace. Every failure is the same
-        Unauthenticated, and an unknown email costs the same hashing time."""
+        or else the one the person was last active in (a session seen there; their first
+        workspace when none was). Every failure is the same Unauthenticated, and an unknown
+        email costs the same hashing time."""
         person_id, stored = self.verify_password(email, password, workspace_id=workspace_id)
         memberships = self._memberships(person_id, workspace_id)
         if not memberships:
             raise Unauthenticated(detail="wrong email or password")
-        workspace, role = memberships[0][0].id, memberships[0][1]
+        workspace, role = self._last_active(person_id, memberships)
         principal = Principal.person(workspace, person_id, scopes=SESSION_SCOPES, role=role)
         rehashed = self.hasher.hash(password) if self.hasher.check_needs_rehash(stored) else None
         with self.store.write(workspace) as tx:  # the sign-in's audit entry, and a due rehash
@@ -380,6 +381,15 @@ class PeopleService:
             self._failed_sign_in(person_id, self._memberships(person_id, workspace_id))
             raise failure from None
         return person_id, stored
+
+    def _last_active(self, person_id: str, memberships: list[tuple[WorkspaceRow, str]]) -> tuple[str, str]:
+        """(workspace id, role) of the membership whose sessions were seen last; the oldest membership
+        when the person has been seen in none (``memberships`` is oldest first)."""
+        def seen(membership: tuple[WorkspaceRow, str]) -> datetime:
+            with self.store.read(membership[0].id) as tx:
+                return tx.team.last_seen_of(person_id) or datetime.min.replace(tzinfo=UTC)
+        chosen = max(memberships, key=seen) if len(memberships) > 1 else memberships[0]  # a tie: the oldest
+        return chosen[0].id, chosen[1]
 
     def _memberships(self, person_id: str, workspace_id: str | None) -> list[tuple[WorkspaceRow, str]]:
         """The person's (workspace, role) pairs: only ``workspace_id``'s when one is named."""

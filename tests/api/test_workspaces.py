@@ -73,6 +73,12 @@ def test_a_person_creates_lists_and_switches_workspaces(server: Server) -> None:
         sessions = browser.get("/v1/sessions").json()["items"]
         assert any(s["current"] and s["workspace_id"] == side["id"] for s in sessions)
 
+        # Signing in again (another browser) opens the workspace last used.
+        with client_from(server, "127.0.0.46") as other_browser:
+            again = other_browser.post("/v1/session", json={"email": server.owner_email,
+                                                            "password": server.owner_password})
+            assert again.status_code == 201 and again.json()["workspace_id"] == side["id"]
+
         # A workspace that is not theirs, or none at all: one 404.
         assert_problem(browser.post("/v1/session/workspace", json={"workspace_id": str(_ulid())}), 404, "not-found")
         back = browser.post("/v1/session/workspace", json={"workspace_id": server.workspace_id})

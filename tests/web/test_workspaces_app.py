@@ -82,6 +82,9 @@ def test_a_person_creates_a_workspace_and_switches_between_two(browser: Any, web
         assert api.get(f"/v1/notes/{made}").status_code == 200  # the first workspace's CLI token reads it
         expect(left_open.locator(".sidebar nav")).to_contain_text(first_title)
         screenshot(left_open, "workspaces-tab-left-open")
+        # Back where this server's other tests expect the owner (a sign-in opens the workspace last used).
+        page.get_by_label("Workspace", exact=True).select_option(web_server.workspace_id)
+        page.wait_for_function(f"() => window.fastpad?.config.workspaceId === '{web_server.workspace_id}'")
     finally:
         context.close()
 
