@@ -55,6 +55,7 @@ from fastpad.security.invitations import InvitationService
 from fastpad.security.mail import Mailer
 from fastpad.security.people import PeopleService
 from fastpad.security.team import TeamService
+from fastpad.security.workspaces import WorkspaceService
 from fastpad.security.principals import Principal
 from fastpad.security.tokens import TokenService
 from fastpad.store import IdempotencyRecord, Store, open_store, utcnow
@@ -126,6 +127,7 @@ class Deployment:
     people: PeopleService = field(init=False)
     invitations: InvitationService = field(init=False)
     team: TeamService = field(init=False)
+    workspaces: WorkspaceService = field(init=False)
     idempotency: IdempotencyService = field(init=False)
     review: ReviewService = field(init=False)
     search: SearchService = field(init=False)
@@ -146,7 +148,7 @@ class Deployment:
         self.memory = MemoryService(self.store, self.notes)
         days = self.config.get("trash_retention_days")  # fastpad.json may set it: purge that long after trashing
         self.trash = TrashService(self.store, retention=DEFAULT_RETENTION if days is None else timedelta(days=days))
-        self.purge_schedule = PurgeSchedule(self.trash, self.workspace_id)
+        self.purge_schedule = PurgeSchedule(self.trash)  # every workspace's trash
         self.types = TypeService(self.store)
         self.typed_notes = TypedNoteService(self.store)
         self.queries = KnowledgeQueryService(self.store)
@@ -158,6 +160,7 @@ class Deployment:
         self.invitations = InvitationService(self.store, self.people, mailer=Mailer.from_config(self.config.get("mail")),
                                              signup=self.config.get("signup", "invite"))
         self.team = TeamService(self.store, self.people)
+        self.workspaces = WorkspaceService(self.store)
         self.idempotency = IdempotencyService(self.store, KeptResponseSeal(self.secret))
         self.review = ReviewService(self.store, self.secret, self.notes, effects=KnowledgeEffects(
             graph=self.graph, calendar=EventNotes(self.notes, self.typed_notes), notes=self.notes))
@@ -184,7 +187,9 @@ class Deployment:
         """Start what runs beside the HTTP server (the app's lifespan calls this):
         the embedding worker and the hourly purge of the expired trash."""
         if self.embedder is not None:
-            self.embedder.watch(self.workspace_id)
+            # Every workspace's chunks are swept (one created later joins at its first commit).
+            for workspace_id in self.store.workspace_ids():
+                self.embedder.watch(workspace_id)
             self.embedder.start()
         self.purge_schedule.start()
 

@@ -27,7 +27,7 @@ from fastpad.api.routes import typed
 from fastpad.api.routes import attachments, export, imports, placeholders, publishing
 from fastpad.api.routes import oauth
 from fastpad.api.routes import audit
-from fastpad.api.routes import team
+from fastpad.api.routes import team, workspaces
 from fastpad.api.routes import inbox
 from fastpad.errors import FastpadError
 from fastpad import mcp
@@ -95,6 +95,7 @@ def create_app(deployment: Any, *, base_url: str, limits: Limits | None = None) 
     app.include_router(meta.router)
     app.include_router(session.router)
     app.include_router(team.router)  # invitations, sign-up, members and roles, your account and sessions
+    app.include_router(workspaces.router)  # the person's workspaces: list, create (switching is in session)
     app.include_router(notes.router)
     app.include_router(turns.router)  # proposals and review; the pages below link to this server
     app.include_router(web_pages.router)

@@ -75,6 +75,7 @@ UNKEYED: dict[tuple[str, str], str] = {
     ("post", "/v1/invitations:accept"): "joining: no credential yet to keep a key under; the link is single-use",
     ("post", "/v1/signup"): "signing up: no credential yet to keep a key under; an email holds one account",
     ("delete", "/v1/session"): "signing out ends the credential a key is kept under",
+    ("post", "/v1/session/workspace"): "switching ends the session a key is kept under and opens another",
     ("post", "/v1/device/code"): "RFC 8628, before any credential: limited per address instead",
     ("post", "/v1/device/token"): "RFC 8628, before any credential: a poll, limited per address",
     ("post", "/mcp"): "JSON-RPC: a tool that writes takes idempotency_key among its arguments",

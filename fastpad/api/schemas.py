@@ -202,6 +202,10 @@ class SessionIn(_Strict):
     password: str = Field(min_length=1, max_length=1024)
 
 
+class SwitchIn(_Strict):
+    workspace_id: Ulid = Field(description="one of your workspaces (GET /v1/workspaces)")
+
+
 class SessionOut(BaseModel):
     csrf_token: str = Field(description="send as x-csrf-token on every cookie-authenticated mutation")
     workspace_id: str

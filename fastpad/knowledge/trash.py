@@ -36,10 +36,11 @@ class PurgeReport:
     purged: list[str]  # note ids, oldest trash first within each batch
     cutoff: datetime  # notes trashed at or before this were purged
     idempotency_records: int = 0  # expired idempotency records removed
+    workspaces: int = 1  # how many workspaces the pass went through
 
     def as_dict(self) -> dict[str, Any]:
         return {"purged": list(self.purged), "cutoff": self.cutoff.isoformat(),
-                "idempotency_records": self.idempotency_records}
+                "idempotency_records": self.idempotency_records, "workspaces": self.workspaces}
 
 
 class TrashService:
@@ -75,14 +76,21 @@ class TrashService:
         return PurgeReport(purged, cutoff, swept)
 
 
-class PurgeSchedule:
-    """Runs ``TrashService.purge_expired`` for a workspace when started and then
-    every ``interval``, in a daemon thread, until stopped (``fp serve`` holds one).
-    A failed pass is logged and retried at the next interval."""
+    def purge_everywhere(self, now: datetime | None = None) -> PurgeReport:
+        """:meth:`purge_expired` in every workspace of the deployment (``fp purge``): one report."""
+        now = now or self.clock()
+        reports = [self.purge_expired(workspace_id, now) for workspace_id in self.store.workspace_ids()]
+        return PurgeReport([note for r in reports for note in r.purged], now - self.retention,
+                           sum(r.idempotency_records for r in reports), workspaces=len(reports))
 
-    def __init__(self, trash: TrashService, workspace_id: str, *, interval: timedelta = PURGE_INTERVAL) -> None:
+
+class PurgeSchedule:
+    """Runs ``TrashService.purge_expired`` in every workspace of the deployment when started
+    and then every ``interval``, in a daemon thread, until stopped (``fp serve`` holds one).
+    A workspace whose purge fails is logged and retried at the next pass; the others go on."""
+
+    def __init__(self, trash: TrashService, *, interval: timedelta = PURGE_INTERVAL) -> None:
         self.trash = trash
-        self.workspace_id = workspace_id
         self.interval = interval
         self.passes = 0  # completed passes, for tests and reports
         self._stop = threading.Event()
@@ -109,9 +117,17 @@ class PurgeSchedule:
     def _run(self) -> None:
         while not self._stop.is_set():
             try:
-                self.trash.purge_expired(self.workspace_id)
+                workspace_ids = self.trash.store.workspace_ids()  # those created since the last pass too
             except Exception:  # noqa: BLE001 - a maintenance pass must not end the server's thread
-                log.exception("purging the trash of workspace %s failed", self.workspace_id)
+                log.exception("listing the workspaces to purge failed")
+                workspace_ids = []
+            for workspace_id in workspace_ids:
+                if self._stop.is_set():
+                    break
+                try:
+                    self.trash.purge_expired(workspace_id)
+                except Exception:  # noqa: BLE001 - one workspace's failure must not stop the others'
+                    log.exception("purging the trash of workspace %s failed", workspace_id)
             with self._done:
                 self.passes += 1
                 self._done.notify_all()

@@ -51,9 +51,11 @@ INVITATION_ACCEPTED = "invitation.accepted"
 INVITATION_REVOKED = "invitation.revoked"
 MEMBER_ROLE_CHANGED = "member.role_changed"
 MEMBER_REMOVED = "member.removed"
+WORKSPACE_CREATED = "workspace.created"  # fastpad/security/workspaces.py, in the new workspace's own log
 ACTIONS = (SIGN_IN, SIGN_IN_FAILED, TOKEN_MINT, TOKEN_REVOKE, TURN_ACCEPT, TURN_AUTO_APPLY, TURN_REVERT,
            NOTE_PUBLISH, NOTE_UNPUBLISH, NOTE_PURGE, IMPORT_START, IMPORT_FINISH, WORKSPACE_EXPORT, PLACEHOLDER_REVEAL,
-           INVITATION_CREATED, INVITATION_ACCEPTED, INVITATION_REVOKED, MEMBER_ROLE_CHANGED, MEMBER_REMOVED)
+           INVITATION_CREATED, INVITATION_ACCEPTED, INVITATION_REVOKED, MEMBER_ROLE_CHANGED, MEMBER_REMOVED,
+           WORKSPACE_CREATED)
 
 # The turn events that are workspace audit entries too (the rest — proposing, rejecting,
 # abandoning, marking reviewed — are the review's own business).

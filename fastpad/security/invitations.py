@@ -17,7 +17,7 @@ from __future__ import annotations
 import hashlib
 import secrets
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime, timedelta
 
 from fastpad.errors import Conflict, NotFound, PolicyDenied
@@ -27,13 +27,13 @@ from fastpad.security.mail import Mailer
 from fastpad.security.people import (MANAGERS, PeopleService, check_display_name, check_password, check_role,
                                      normalize_email)
 from fastpad.security.principals import Principal
+from fastpad.security.workspaces import MAX_WORKSPACE_NAME
 from fastpad.store import PersonRow, Store, utcnow
 from fastpad.store.team import InvitationRow
 
 INVITATION_TTL = timedelta(days=7)
 INVITABLE_ROLES = ("admin", "member", "viewer")  # an owner is made by changing a member's role
 SIGNUP_MODES = ("invite", "open", "closed")
-MAX_WORKSPACE_NAME = 200
 _PREFIX = "fpi_"
 
 
@@ -57,6 +57,7 @@ class Invitation:
     created_at: datetime
     expires_at: datetime
     status: str  # pending | accepted | revoked | expired
+    workspace_name: str = ""  # what the invitee's page names (only :meth:`InvitationService.open` reads it)
 
     @classmethod
     def from_row(cls, workspace_id: str, row: InvitationRow, now: datetime) -> "Invitation":
@@ -167,10 +168,11 @@ class InvitationService:
         now = self.clock()
         with self.store.read(found[0]) as tx:
             row = tx.team.invitation(found[1])
+            workspace = tx.workspace()
         invitation = Invitation.from_row(found[0], row, now) if row is not None else None
         if invitation is None or invitation.status != "pending":
             raise gone()
-        return invitation
+        return replace(invitation, workspace_name=workspace.name if workspace else "")
 
     def account_exists(self, email: str) -> bool:
         """Whether the invitee already has a Fastpad account (then they sign in with its password)."""

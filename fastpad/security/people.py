@@ -14,7 +14,7 @@ import hmac
 import secrets
 from collections.abc import Callable
 from dataclasses import dataclass
-from datetime import datetime, timedelta
+from datetime import UTC, datetime, timedelta
 
 from argon2 import PasswordHasher
 from argon2.exceptions import InvalidHashError, VerificationError, VerifyMismatchError
@@ -24,7 +24,7 @@ from fastpad.notes.ids import new_id
 from fastpad.security.audit import ANONYMOUS, MEMBER_REMOVED, SIGN_IN, SIGN_IN_FAILED, record
 from fastpad.security.principals import Principal
 from fastpad.security.scopes import SESSION_SCOPES
-from fastpad.store import PersonRow, SessionRow, Store, WorkspaceRow, utcnow
+from fastpad.store import MemberRow, PersonRow, SessionRow, Store, WorkspaceRow, utcnow
 
 SESSION_TTL = timedelta(days=14)
 SESSION_TOUCH_GRANULARITY = timedelta(minutes=5)
@@ -235,9 +235,7 @@ class PeopleService:
         session they hold ends (a session someone took with the old password goes with it); the one
         named ``keep_session`` stays. Returns how many ended."""
         principal.require_signed_in("Changing your password", reads_only=True)
-        with self.store.read(principal.workspace_id) as tx:
-            person = tx.person(principal.principal_id)
-        assert person is not None
+        person = self._yourself(principal)[0]
         try:
             self.hasher.verify(person.password_hash or "", current_password)
         except (VerifyMismatchError, VerificationError, InvalidHashError):
@@ -260,34 +258,50 @@ class PeopleService:
     def set_display_name(self, principal: Principal, display_name: str) -> PersonInfo:
         principal.require_signed_in("Changing your display name", reads_only=True)
         name = check_display_name(display_name)
+        self._yourself(principal)
         with self.store.write(principal.workspace_id) as tx:
             tx.team.set_display_name(principal.principal_id, name)
         return self.me(principal)
 
     def me(self, principal: Principal) -> PersonInfo:
         principal.require_signed_in("Your account", reads_only=True)
-        with self.store.read(principal.workspace_id) as tx:
-            person = tx.person(principal.principal_id)
-            member = tx.member(principal.principal_id)
-        assert person is not None and member is not None
+        person, member = self._yourself(principal)
         return PersonInfo(person.id, person.email, person.display_name, member.role, principal.workspace_id,
                           person.created_at)
 
+    def _yourself(self, principal: Principal) -> tuple[PersonRow, MemberRow]:
+        """The signed-in person and their membership where the principal acts; a session naming a
+        workspace its person is not in finds no account there (nothing, as everywhere else there)."""
+        with self.store.read(principal.workspace_id) as tx:
+            person = tx.person(principal.principal_id)
+            member = tx.member(principal.principal_id)
+        if person is None or member is None:
+            raise NotFound(detail="no account of yours in the named workspace")
+        return person, member
+
     def sessions(self, principal: Principal, current_session: str | None) -> list[dict[str, object]]:
-        """Where the person is signed in (in this workspace): browser, when it began and was last seen."""
+        """Where the person is signed in, in every workspace they belong to (a session lives in the
+        workspace it acts in): browser, workspace, when it began and was last seen."""
         principal.require_signed_in("Listing your sessions", reads_only=True)
         current = _sha256(current_session) if current_session else None
-        with self.store.read(principal.workspace_id) as tx:
-            seen = tx.team.open_sessions_of(principal.principal_id, self.clock())
-        return [{"id": s.id, "user_agent": s.user_agent, "created_at": s.created_at.isoformat(),
-                 "last_seen_at": s.last_seen_at.isoformat(), "current": s.session_hash == current} for s in seen]
+        seen = []
+        for workspace, _ in self.store.memberships(principal.principal_id):
+            with self.store.read(workspace.id) as tx:
+                seen += [(s, workspace) for s in tx.team.open_sessions_of(principal.principal_id, self.clock())]
+        seen.sort(key=lambda pair: (pair[0].last_seen_at, pair[0].id), reverse=True)
+        return [{"id": s.id, "user_agent": s.user_agent, "workspace_id": w.id, "workspace_name": w.name,
+                 "created_at": s.created_at.isoformat(), "last_seen_at": s.last_seen_at.isoformat(),
+                 "current": s.session_hash == current} for s, w in seen]
 
     def end_own_session(self, principal: Principal, session_id: str) -> None:
-        """Sign one of your own sessions out; another person's (or an unknown) session is a 404."""
+        """Sign one of your own sessions out, in whichever of your workspaces it is; another person's
+        (or an unknown) session is a 404."""
         principal.require_signed_in("Signing a session out", reads_only=True)
-        with self.store.write(principal.workspace_id) as tx:
-            if not tx.team.end_session_of(principal.principal_id, session_id, self.clock()):
-                raise NotFound(detail=f"no open session {session_id} of yours")
+        for workspace, _ in self.store.memberships(principal.principal_id):
+            with self.store.write(workspace.id) as tx:
+                if tx.team.end_session_of(principal.principal_id, session_id, self.clock()):
+                    return
+        raise NotFound(detail=f"no open session {session_id} of yours")
 
     # ------------------------------------------------------------------ principals
 
@@ -312,17 +326,30 @@ class PeopleService:
                 return Principal.person(workspace_id, principal.principal_id, scopes=SESSION_SCOPES, role=member.role)
         return principal.sees_nothing_in(workspace_id)
 
+    def switch_session(self, session_id: str, workspace_id: str, *, user_agent: str = "") -> tuple[str, str]:
+        """Move a web session into another workspace its person belongs to: a new session there
+        (cookie value, CSRF token) and the old one ended, so the browser's current workspace — what
+        every page and the device approval act in — is the new one. A workspace the person is not
+        a member of (or one that does not exist) is a 404, the same for both."""
+        principal = self.session_principal(session_id)
+        if self.role(workspace_id, principal.principal_id) is None:
+            raise NotFound(detail=f"no workspace {workspace_id} of yours", extra={"workspace_id": workspace_id})
+        opened = self.create_session(self.principal_for(workspace_id, principal.principal_id), user_agent=user_agent)
+        self.end_session(session_id)
+        return opened
+
     # ------------------------------------------------------------------ passwords
 
     def authenticate_password(self, email: str, password: str, *, workspace_id: str | None = None) -> Principal:
         """A person principal for a correct email + password, in ``workspace_id``
-        or else the person's first workspace. Every failure is the same
-        Unauthenticated, and an unknown email costs the same hashing time."""
+        or else the one the person was last active in (a session seen there; their first
+        workspace when none was). Every failure is the same Unauthenticated, and an unknown
+        email costs the same hashing time."""
         person_id, stored = self.verify_password(email, password, workspace_id=workspace_id)
         memberships = self._memberships(person_id, workspace_id)
         if not memberships:
             raise Unauthenticated(detail="wrong email or password")
-        workspace, role = memberships[0][0].id, memberships[0][1]
+        workspace, role = self._last_active(person_id, memberships)
         principal = Principal.person(workspace, person_id, scopes=SESSION_SCOPES, role=role)
         rehashed = self.hasher.hash(password) if self.hasher.check_needs_rehash(stored) else None
         with self.store.write(workspace) as tx:  # the sign-in's audit entry, and a due rehash
@@ -354,6 +381,15 @@ class PeopleService:
             self._failed_sign_in(person_id, self._memberships(person_id, workspace_id))
             raise failure from None
         return person_id, stored
+
+    def _last_active(self, person_id: str, memberships: list[tuple[WorkspaceRow, str]]) -> tuple[str, str]:
+        """(workspace id, role) of the membership whose sessions were seen last; the oldest membership
+        when the person has been seen in none (``memberships`` is oldest first)."""
+        def seen(membership: tuple[WorkspaceRow, str]) -> datetime:
+            with self.store.read(membership[0].id) as tx:
+                return tx.team.last_seen_of(person_id) or datetime.min.replace(tzinfo=UTC)
+        chosen = max(memberships, key=seen) if len(memberships) > 1 else memberships[0]  # a tie: the oldest
+        return chosen[0].id, chosen[1]
 
     def _memberships(self, person_id: str, workspace_id: str | None) -> list[tuple[WorkspaceRow, str]]:
         """The person's (workspace, role) pairs: only ``workspace_id``'s when one is named."""

@@ -193,6 +193,11 @@ class Store(ABC):
     def published_workspace(self, note_id: str) -> str | None:
         """The workspace of a published note, or None: the anonymous public route's one lookup."""
 
+    @abstractmethod
+    def workspace_ids(self) -> list[str]:
+        """Every workspace's id: for the server's own maintenance in each (the trash's purge), never
+        for a request, which acts in the one workspace its credential names."""
+
     def memberships(self, person_id: str) -> list[tuple[WorkspaceRow, str]]:
         """The workspaces a person belongs to, with their role, oldest first."""
         with self._transaction(write=False, settings={"app.person_id": _check_id(person_id)}) as conn:

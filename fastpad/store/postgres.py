@@ -41,7 +41,7 @@ from fastpad.store.tx_core import Dialect, utcnow
 _MIGRATION_LOCK = 0x6661737470616401  # pg_advisory lock key: "fastpad" + 1
 # SECURITY DEFINER functions the application role calls before it knows a workspace.
 _PRE_WORKSPACE_LOOKUPS = ("fastpad_resolve_credential(text, text)", "fastpad_login_lookup(text)",
-                          "fastpad_published_workspace(text)")
+                          "fastpad_published_workspace(text)", "fastpad_workspace_ids()")
 _TEXT_CONFIG = "english"
 
 
@@ -207,6 +207,10 @@ class PostgresStore(Store):
         with self._transaction(write=False, settings={}) as conn:
             row = conn.execute("SELECT workspace_id FROM fastpad_published_workspace(%s)", (note_id,)).fetchone()
         return row[0] if row else None
+
+    def workspace_ids(self) -> list[str]:
+        with self._transaction(write=False, settings={}) as conn:
+            return [r[0] for r in conn.execute("SELECT id FROM fastpad_workspace_ids()")]
 
     def ping(self) -> None:
         with self._pool.connection() as conn:

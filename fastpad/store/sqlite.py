@@ -267,6 +267,10 @@ class SqliteStore(Store):
             row = conn.execute("SELECT workspace_id FROM published_notes WHERE note_id = ?", (note_id,)).fetchone()
         return row[0] if row else None
 
+    def workspace_ids(self) -> list[str]:
+        with self._transaction(write=False, settings={}) as conn:
+            return [r[0] for r in conn.execute("SELECT id FROM workspaces ORDER BY id")]
+
     def ping(self) -> None:
         with self._borrow() as conn:
             conn.execute("SELECT 1").fetchone()

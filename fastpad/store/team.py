@@ -115,6 +115,12 @@ class TeamTables:
             (display_name, person_id, self._ws),
         )
 
+    def last_seen_of(self, person_id: str) -> datetime | None:
+        """When one of the person's web sessions here was last seen, ended ones included."""
+        row = self._tx._x("SELECT MAX(last_seen_at) FROM web_sessions WHERE workspace_id = ? AND person_id = ?",
+                          (self._ws, person_id)).fetchone()
+        return self._d.ts_out(row[0]) if row else None
+
     def last_activity(self) -> dict[str, datetime]:
         """Each member's latest sign of life here: a session seen or a CLI token used."""
         rows = self._tx._x(

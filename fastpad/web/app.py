@@ -38,7 +38,8 @@ SHELL_HEADERS = {
 }
 # The paths the app's router owns (ROUTES in web/src/app/app.js): each is the same shell.
 APP_PATHS = ("/", "/notes/{note_id}", "/inbox", "/archive", "/trash", "/types", "/types/{type_name}", "/search", "/import",
-             "/audit", "/settings/members", "/settings/account", "/collections/{collection_id}", "/folders/{folder:path}")
+             "/audit", "/settings/members", "/settings/account", "/workspaces/new", "/collections/{collection_id}",
+             "/folders/{folder:path}")
 LOCAL_SHELL_HEADER = "x-fastpad-local-shell"
 _MEDIA = {".js": "text/javascript", ".css": "text/css", ".wasm": "application/wasm", ".json": "application/json"}
 

@@ -27,8 +27,12 @@ SIGNUP_COOKIE = "fastpad_signup"  # the sign-up form's CSRF nonce
 
 
 def _signed_in_response(request: Request, principal: Principal) -> Response:
+    """The new session's cookie, sending the browser home; a session this browser held before (an
+    existing account joining another workspace) ends, as a switch ends it."""
     people = request.app.state.deployment.people
     session_id, _ = people.create_session(principal, user_agent=request.headers.get("user-agent", ""))
+    if request.cookies.get(SESSION_COOKIE):
+        people.end_session(request.cookies[SESSION_COOKIE])
     response = see_other("/")
     response.set_cookie(SESSION_COOKIE, session_id, max_age=people.session_max_age_s, path="/",
                         secure=secure(request), httponly=True, samesite="lax")
@@ -45,6 +49,7 @@ def invitation_form(request: Request, token: str) -> Response:
     except PolicyDenied as exc:
         return refusal_page(str(exc), exc.status)
     return html_page(pages.invitation_page(token, invitation.email, invitation.role,
+                                           workspace=invitation.workspace_name,
                                            has_account=invitations.account_exists(invitation.email)))
 
 
@@ -67,6 +72,7 @@ async def accept_invitation(request: Request, token: str) -> Response:
         except FastpadError:
             return refusal_page(str(exc), exc.status)
         return html_page(pages.invitation_page(token, invitation.email, invitation.role, error=str(exc),
+                                               workspace=invitation.workspace_name,
                                                has_account=invitations.account_exists(invitation.email)), exc.status)
 
 

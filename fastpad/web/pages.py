@@ -309,21 +309,24 @@ def _autonomy(token: TokenInfo) -> str:
 # ---------------------------------------------------------------------- joining: an invitation, open sign-up
 
 
-def invitation_page(token: str, email: str, role: str, *, has_account: bool, error: str | None = None) -> Markup:
+def invitation_page(token: str, email: str, role: str, *, workspace: str, has_account: bool,
+                    error: str | None = None) -> Markup:
     """The invitee's form: a display name and a new password — or, for a person who has an account
-    already, its password (the link is the form's own proof it came from here)."""
-    password = (
-        '<p><label>Your Fastpad password <input type="password" name="password" required '
-        'autocomplete="current-password"></label></p>' if has_account else
+    already (in another workspace), only its password: they sign in to add this workspace to it.
+    The link is the form's own proof it came from here."""
+    fields = (
+        '<p>You have a Fastpad account with this address: sign in with its password to add this workspace '
+        'to it.</p><p><label>Your Fastpad password <input type="password" name="password" required '
+        'autocomplete="current-password"></label></p><p><button type="submit" class="primary">Sign in and join</button></p>'
+        if has_account else
+        '<p><label>Display name <input name="display_name" required maxlength="200" autocomplete="name"></label></p>'
         '<p><label>Choose a password <input type="password" name="password" required minlength="8" '
-        'autocomplete="new-password"></label></p>'
+        'autocomplete="new-password"></label></p><p><button type="submit" class="primary">Join</button></p>'
     )
     body = h(
-        '<p>You are invited to join as <strong>{role}</strong> with <strong>{email}</strong>.</p>'
-        '{error}<form method="post" action="/invite/{token}">'
-        '<p><label>Display name <input name="display_name" required maxlength="200" autocomplete="name"></label></p>'
-        '{password}<p><button type="submit" class="primary">Join</button></p></form>',
-        role=role, email=email, error=_message(error), token=token, password=Markup(password),
+        '<p>You are invited to join <strong>{workspace}</strong> as <strong>{role}</strong> with '
+        '<strong>{email}</strong>.</p>{error}<form method="post" action="/invite/{token}">{fields}</form>',
+        workspace=workspace, role=role, email=email, error=_message(error), token=token, fields=Markup(fields),
     )
     return layout("Join the workspace", body)
 

@@ -323,6 +323,8 @@ EXAMPLES: dict[tuple[str, str], Callable[[World], Example]] = {
     ("patch", "/v1/account"): _with_body(session, lambda w: "/v1/account", lambda w: {"display_name": unique("Name ")},
                                          renamed("display_name")),
     ("post", "/v1/account/password"): _password_change,
+    ("post", "/v1/workspaces"): _with_body(session, lambda w: "/v1/workspaces", lambda w: {"name": unique("Team ")},
+                                           renamed("name")),
     ("delete", "/v1/sessions/{session_id}"): _session_ended,
     ("patch", "/v1/inbox/mentions/{mention_id}"): _with_body(
         session, lambda w: f"/v1/inbox/mentions/{w.mention()}", lambda w: {"read": True}, lambda b: {"read": False}),

@@ -68,6 +68,7 @@ def test_usage_errors_and_missing_deployments(tmp_path):
 
 
 def test_purge_removes_the_expired_trash_now(tmp_path):
+    """In every workspace of the deployment: a second one the owner created is purged too."""
     data_dir = tmp_path / "data"
     run_fp("init", "--data-dir", str(data_dir), "--json")
     config = json.loads((data_dir / "fastpad.json").read_text())
@@ -79,10 +80,15 @@ def test_purge_removes_the_expired_trash_now(tmp_path):
         kept = deployment.notes.create(owner, title="Kept").id
         doomed = deployment.notes.create(owner, title="Doomed").id
         deployment.notes.trash(owner, doomed)
+        second = deployment.workspaces.create(owner, "Second")
+        there = deployment.people.principal_for(second.id, owner.principal_id)
+        doomed_there = deployment.notes.create(there, title="Doomed there").id
+        deployment.notes.trash(there, doomed_there)
     planned = run_fp("purge", "--data-dir", str(data_dir), "--dry-run", "--json")
     assert json.loads(planned.stdout) == {"retention_days": 0, "would_purge": True}
     report = json.loads(run_fp("purge", "--data-dir", str(data_dir), "--json").stdout)
-    assert report["purged"] == [doomed] and report["idempotency_records"] == 0
+    assert sorted(report["purged"]) == sorted([doomed, doomed_there]) and report["idempotency_records"] == 0
+    assert report["workspaces"] == 2
     with open_deployment(data_dir) as deployment:
         owner = deployment.operator_principal()
         assert [n.id for n in deployment.notes.list(owner, limit=10, include_trashed=True).items] == [kept]

@@ -321,6 +321,12 @@ ROUTES: dict[str, Route] = {
     "GET /v1/sessions": Route(READ, request=get("/v1/sessions"), person_only=PERSON),
     "DELETE /v1/sessions/{session_id}": Route(WRITE, THING, send("DELETE", f"/v1/sessions/{new_id()}"),
                                               person_only=PERSON),
+    # Several workspaces (routes/workspaces.py, routes/session.py): a signed-in person's; a token stays in its one.
+    "GET /v1/workspaces": Route(READ, request=get("/v1/workspaces"), person_only=PERSON),
+    "POST /v1/workspaces": Route(WRITE, request=send("POST", "/v1/workspaces", lambda aim: {"name": "An agent's"}),
+                                 person_only=PERSON, exceptions={NAMED_ELSEWHERE: NOT_FOUND}),
+    "POST /v1/session/workspace": Route(WRITE, request=send("POST", "/v1/session/workspace", lambda aim: {
+        "workspace_id": aim.estate.workspace_id}), person_only=PERSON),
     # For a bearer token there is no web session to end: it answers 204 and ends nothing.
     "DELETE /v1/session": Route(WRITE, request=send("DELETE", "/v1/session"), exceptions={NAMED_ELSEWHERE: ANSWERS}),
 }

@@ -134,9 +134,13 @@ def test_the_purge_removes_idempotency_records_no_request_can_replay(svc, ws, tr
 
 
 def test_the_schedule_purges_when_started_and_stops_without_waiting_out_its_interval(svc, ws) -> None:
+    """In every workspace of the deployment: one created after the first is purged too."""
     doomed = svc.notes.create(ws.owner, title="Doomed")
     svc.notes.trash(ws.owner, doomed.id)
-    schedule = PurgeSchedule(TrashService(svc.store, retention=timedelta(0), clock=svc.clock), ws.id,
+    other = svc.workspace("Other")
+    also_doomed = svc.notes.create(other.owner, title="Doomed too")
+    svc.notes.trash(other.owner, also_doomed.id)
+    schedule = PurgeSchedule(TrashService(svc.store, retention=timedelta(0), clock=svc.clock),
                              interval=timedelta(hours=1))
     schedule.start()
     thread = schedule._thread  # noqa: SLF001 - whether it ends is what is under test
@@ -144,6 +148,8 @@ def test_the_schedule_purges_when_started_and_stops_without_waiting_out_its_inte
         assert schedule.wait_passes(1, timeout=30)
         with svc.store.read(ws.id) as tx:
             assert tx.note(doomed.id) is None
+        with svc.store.read(other.id) as tx:
+            assert tx.note(also_doomed.id) is None
     finally:
         schedule.stop(timeout=30)
     assert not thread.is_alive() and schedule.passes == 1  # woken from its hour-long wait, not run again

@@ -16,7 +16,7 @@ const root = document.getElementById("app");
 // The notes kept in this browser: the page's note signed out, what is adopted signed in.
 const localNotes = openLocalNotes();
 if (config.signedIn) {
-  const api = new Api({ csrfToken: config.csrfToken });
+  const api = new Api({ csrfToken: config.csrfToken, workspaceId: config.workspaceId });
   // What this page will need — its first requests, the device store — is on its way while the wasm compiles.
   prefetchFor(api, location.pathname);
   const store = openDeviceStore();

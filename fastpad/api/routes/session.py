@@ -1,6 +1,7 @@
 """Web sign-in: ``POST /v1/session`` sets the session cookie; ``GET /v1/session`` says whose it
 is (and its CSRF token, for a page that outlived the session it was served under);
-``DELETE /v1/session`` ends it.
+``DELETE /v1/session`` ends it; ``POST /v1/session/workspace`` moves it into another of the
+person's workspaces (a new session there, the old one ended: a new cookie and CSRF token).
 
 The cookie is HttpOnly, SameSite=Lax, and Secure whenever the server's base
 URL is https. The CSRF token comes back in the body (never in a cookie) and
@@ -18,7 +19,7 @@ from fastapi.concurrency import run_in_threadpool
 from starlette.responses import JSONResponse, Response
 
 from fastpad.api.auth import SESSION_COOKIE, Caller, authenticate
-from fastpad.api.schemas import SessionIn, SessionOut
+from fastpad.api.schemas import SessionIn, SessionOut, SwitchIn
 from fastpad.errors import PolicyDenied
 
 router = APIRouter(prefix="/v1/session", tags=["session"])
@@ -44,10 +45,16 @@ def limit_attempts(request: Request, what: str, account: str, limit: int) -> Non
 
 async def open_session(request: Request, principal: Any) -> Response:
     """A web session for a person who just proved who they are: 201 with its CSRF token, and the cookie."""
-    state = request.app.state
-    people = state.deployment.people
+    people = request.app.state.deployment.people
     session_id, csrf_token = await run_in_threadpool(
         lambda: people.create_session(principal, user_agent=request.headers.get("user-agent", "")))
+    return _with_cookie(request, principal, session_id, csrf_token)
+
+
+def _with_cookie(request: Request, principal: Any, session_id: str, csrf_token: str) -> Response:
+    """201 naming the session's person and workspace, with its CSRF token, setting its cookie."""
+    state = request.app.state
+    people = state.deployment.people
     response = JSONResponse(
         {
             "csrf_token": csrf_token,
@@ -101,3 +108,19 @@ def sign_out(request: Request, caller: Annotated[Caller, Depends(authenticate)])
         httponly=True, samesite="lax",
     )
     return response
+
+
+@router.post("/workspace", status_code=201, response_model=SessionOut,
+             summary="Switch this browser's session into another of your workspaces (a new cookie and CSRF token)",
+             responses={403: {"description": "policy-denied: a bearer token stays in its one workspace"},
+                        404: {"description": "not-found: no workspace of yours with this id"}})
+async def switch_workspace(request: Request, body: SwitchIn,
+                           caller: Annotated[Caller, Depends(authenticate)]) -> Response:
+    if caller.session_id is None:
+        raise PolicyDenied(detail="a token acts in the one workspace it was minted in; only a web session switches",
+                           extra={"reason": "not_a_session"})
+    people = request.app.state.deployment.people
+    session_id, csrf_token = await run_in_threadpool(lambda: people.switch_session(
+        caller.session_id, body.workspace_id, user_agent=request.headers.get("user-agent", "")))
+    principal = await run_in_threadpool(people.session_principal, session_id)
+    return _with_cookie(request, principal, session_id, csrf_token)

@@ -19,6 +19,7 @@ import { membersPage } from "./pages/members.js";
 import { NotePage } from "./pages/note_page.js";
 import { searchPage } from "./pages/search.js";
 import { typesPage } from "./pages/types.js";
+import { newWorkspacePage, workspaceSwitcher } from "./pages/workspaces.js";
 import { Palette } from "./palette.js";
 import { WaitingProposals } from "./proposals.js";
 import { MentionsInbox } from "./mentions_inbox.js";
@@ -38,6 +39,7 @@ const ROUTES = [
   [/^\/audit$/, () => ({ kind: "audit" })],
   [/^\/settings\/members$/, () => ({ kind: "members" })],
   [/^\/settings\/account$/, () => ({ kind: "account" })],
+  [/^\/workspaces\/new$/, () => ({ kind: "new-workspace" })],
   [/^\/collections\/new$/, () => ({ kind: "new-collection" })],
   [/^\/collections\/([0-9A-HJKMNP-TV-Z]{26})$/, (match) => ({ kind: "collection", id: match[1] })],
   [/^\/folders\/(.+)$/, (match) => ({ kind: "folder", folder: match[1].split("/").map(decodeURIComponent).join("/") })],
@@ -52,7 +54,7 @@ export function prefetchFor(api, path) {
   if (note) api.prefetch(`/v1/notes/${note[1]}/snapshot`, { accept: "application/octet-stream" });
 }
 
-export async function startApp(root, config, { api = new Api({ csrfToken: config.csrfToken }), store = openDeviceStore(), localNotes = openLocalNotes() } = {}) {
+export async function startApp(root, config, { api = new Api({ csrfToken: config.csrfToken, workspaceId: config.workspaceId }), store = openDeviceStore(), localNotes = openLocalNotes() } = {}) {
   store = await store;
   const feed = new ChangeFeed(api);
   const app = new App(root, { api, store, feed, config, localNotes });
@@ -114,11 +116,13 @@ class App {
 
   _buildShell() {
     this.nav = el("nav", { class: "nav", "aria-label": "Notes" });
+    this.switcher = workspaceSwitcher(this);
     this.searchInput = el("input", { type: "search", name: "q", placeholder: "Search", "aria-label": "Search notes" });
     this.sidebar = el(
       "aside",
       { class: "sidebar", id: "sidebar" },
       el("div", { class: "brand" }, link("/", "Fastpad")),
+      this.switcher.element,
       el("button", { type: "button", class: "primary new-note", onclick: () => this.newNote() }, "New note"),
       el(
         "form",
@@ -259,6 +263,8 @@ class App {
       this.page = membersPage(this);
     } else if (target.kind === "account") {
       this.page = accountPage(this);
+    } else if (target.kind === "new-workspace") {
+      this.page = newWorkspacePage(this);
     } else if (target.kind === "types") {
       this.page = typesPage(this);
     } else if (target.kind === "collection") {

@@ -1,5 +1,7 @@
 // The published HTTP API, as the app uses it: the session cookie is the credential, and
-// every mutation carries the session's CSRF token. A failure is an ApiError holding the
+// every mutation carries the session's CSRF token. Every request names the workspace this page
+// was opened in (x-fastpad-workspace), so a tab keeps acting there after the person switched the
+// browser's session into another of their workspaces elsewhere. A failure is an ApiError holding the
 // problem document's slug, status and hints, or `offline` when nothing answered.
 
 export class ApiError extends Error {
@@ -17,8 +19,9 @@ export class ApiError extends Error {
 }
 
 export class Api {
-  constructor({ csrfToken, base = "" }) {
+  constructor({ csrfToken, workspaceId = null, base = "" }) {
     this.csrfToken = csrfToken;
+    this.workspaceId = workspaceId;
     this.base = base;
     this.early = new Map(); // URL -> a GET already on its way (prefetch)
     // Called at a 401 (signed out elsewhere, or the person was removed), and at the first answer
@@ -51,6 +54,7 @@ export class Api {
   // they are, as `contentType`.
   _init(method, { json, bytes, contentType = "application/octet-stream", accept = "application/json", signal } = {}) {
     const headers = { accept };
+    if (this.workspaceId) headers["x-fastpad-workspace"] = this.workspaceId;
     if (method !== "GET") headers["x-csrf-token"] = this.csrfToken;
     if (json !== undefined) headers["content-type"] = "application/json";
     if (bytes !== undefined) headers["content-type"] = contentType;

@@ -1,6 +1,6 @@
 // Your account: the display name (PATCH /v1/account), the password (POST /v1/account/password —
 // the server signs the other sessions out, and the page says how many), and Sessions: where you
-// are signed in (GET /v1/sessions: browser, since when, last seen, which one is this), each with
+// are signed in (GET /v1/sessions: browser, the workspace it acts in, since when, last seen, which one is this), each with
 // Sign out (DELETE /v1/sessions/{id}). This one is signed out by the sidebar's Sign out, which
 // also clears what the device kept.
 import { explain } from "../explain.js";
@@ -46,7 +46,7 @@ export function accountPage(app) {
     el("h2", {}, "Password"), passwordForm,
     el("h2", {}, "Sessions"),
     el("table", { class: "sessions-table" },
-      el("thead", {}, el("tr", {}, ...["Browser", "Signed in", "Last seen", ""].map((h) => el("th", { scope: "col" }, h)))), sessions)));
+      el("thead", {}, el("tr", {}, ...["Browser", "Workspace", "Signed in", "Last seen", ""].map((h) => el("th", { scope: "col" }, h)))), sessions)));
 
   const loadSessions = async () => {
     try {
@@ -77,6 +77,7 @@ function sessionRow(app, session, { say, reload }) {
   });
   return el("tr", { dataset: { session: session.id, current: session.current ? "yes" : "no" } },
     el("td", {}, browserName(session.user_agent), session.current ? el("strong", {}, " · this one") : ""),
+    el("td", {}, session.workspace_name),
     el("td", {}, el("time", { datetime: session.created_at, title: session.created_at }, when(session.created_at))),
     el("td", {}, el("time", { datetime: session.last_seen_at, title: session.last_seen_at }, when(session.last_seen_at))),
     el("td", {}, session.current ? "" : signOut));

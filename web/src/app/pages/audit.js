@@ -26,6 +26,7 @@ const ACTIONS = {
   "invitation.revoked": "Revoked an invitation",
   "member.role_changed": "Changed a role",
   "member.removed": "Removed a member",
+  "workspace.created": "Created the workspace",
 };
 const FILTERS = ["actor", "action", "note_id", "since", "until"];
 const ULID = /^[0-9A-HJKMNP-TV-Z]{26}$/;

@@ -1,0 +1,3 @@
+-- Version 25: on PostgreSQL, a function listing the deployment's workspace ids past their row-level
+-- security (postgres/0026_workspace_ids.sql). SQLite has no row-level security: the store reads
+-- `workspaces` itself, so this version changes nothing here and keeps the two numbered alike.
