@@ -210,6 +210,13 @@ class PeopleService:
             tx.remove_member(person_id)
             record(tx, removed_by, MEMBER_REMOVED, target=person_id,
                    details={"role": role, "tokens_revoked": sorted(revoked)}, at=now)
+        # A session kept in another of their workspaces may act here too (a tab names its
+        # workspace on every request): it ends as well, so every tab open here says "Session
+        # ended" at its next request instead of showing this workspace gone empty. Signing in
+        # again opens a workspace they still belong to.
+        for workspace, _ in self.store.memberships(person_id):
+            with self.store.write(workspace.id) as tx:
+                sessions += tx.end_sessions_of(person_id, now)
         return RemovedMember(person_id, sessions, tuple(sorted(revoked)))
 
     def members(self, workspace_id: str) -> list[PersonInfo]:

@@ -130,6 +130,42 @@ def test_an_existing_account_joins_a_second_workspace_with_its_own_password(serv
             assert {w["id"] for w in person.get("/v1/workspaces").json()["items"]} == {server.workspace_id, second}
 
 
+def test_removal_from_one_workspace_ends_the_sessions_that_could_act_there(server: Server) -> None:
+    """A person in two workspaces, their session kept in the second, a tab naming the first: removed
+    from the first, the tab's next request is a 401 ("Session ended"), not the first workspace gone
+    empty — every session of theirs ends, since any of them could name it. Signing in again opens the
+    workspace they still belong to, and naming the first answers nothing."""
+    with client_from(server, "127.0.0.46") as owner:
+        sign_in(owner, server.owner_email, server.owner_password)
+        kept_title = f"Shared {uuid.uuid4().hex[:6]}"
+        new_note(owner, kept_title)
+        email = f"leaving-{uuid.uuid4().hex[:6]}@example.com"
+        club = owner.post("/v1/workspaces", json={"name": "Club", "idempotencyKey": key()}).json()["id"]
+        with client_from(server, "127.0.0.47") as person:
+            assert accept(person, invite(owner, email)["link"], "Leaving", "leaving long password").status_code == 201
+            person_id = person.get("/v1/account").json()["id"]
+            owner.headers[WORKSPACE_HEADER] = club
+            joined = accept(person, invite(owner, email)["link"], "Leaving", "leaving long password")
+            assert joined.status_code == 201 and joined.json()["workspace_id"] == club
+            person.headers["x-csrf-token"] = joined.json()["csrf_token"]
+            # The tab opened in the first workspace names it on every request, and acts there.
+            assert kept_title in titles(person, **{WORKSPACE_HEADER: server.workspace_id})
+
+            del owner.headers[WORKSPACE_HEADER]
+            removed = owner.delete(f"/v1/members/{person_id}")
+            assert removed.status_code == 200, removed.text
+            assert removed.json()["sessions_ended"] >= 1
+
+            assert_problem(person.get("/v1/notes", headers={WORKSPACE_HEADER: server.workspace_id}), 401,
+                           "unauthenticated")
+            assert_problem(person.get("/v1/notes"), 401, "unauthenticated")
+
+        with client_from(server, "127.0.0.48") as again:
+            sign_in(again, email, "leaving long password")
+            assert [w["id"] for w in again.get("/v1/workspaces").json()["items"]] == [club]
+            assert again.get("/v1/notes", headers={WORKSPACE_HEADER: server.workspace_id}).json()["items"] == []
+
+
 def _ulid() -> str:
     from fastpad.notes.ids import new_id
     return new_id()
