@@ -65,17 +65,21 @@ def _free_port() -> int:
 
 
 @contextlib.contextmanager
-def initialised(database_url: str | None = None) -> Iterator[Path]:
-    """A data dir made by `fp init` (SQLite unless a database URL is given); removed on exit."""
-    data_dir = Path(tempfile.mkdtemp(prefix="fastpad-bench-"))
+def initialised(database_url: str | None = None, *, kept_at: Path | None = None) -> Iterator[Path]:
+    """A data dir made by `fp init` (SQLite unless a database URL is given); removed on exit,
+    unless ``kept_at`` names where it lives (made there if it holds no deployment yet)."""
+    data_dir = kept_at or Path(tempfile.mkdtemp(prefix="fastpad-bench-"))
     init = [FP, "init", "--data-dir", str(data_dir), "--owner-email", OWNER, "--json"]
     if database_url:
         init += ["--database-url", database_url]
     try:
-        subprocess.run(init, capture_output=True, check=True, env={**os.environ, "FASTPAD_OWNER_PASSWORD": "bench-password"})
+        if kept_at is None or not (kept_at / "fastpad.json").exists():
+            subprocess.run(init, capture_output=True, check=True,
+                           env={**os.environ, "FASTPAD_OWNER_PASSWORD": "bench-password"})
         yield data_dir
     finally:
-        shutil.rmtree(data_dir, ignore_errors=True)
+        if kept_at is None:
+            shutil.rmtree(data_dir, ignore_errors=True)
 
 
 @contextlib.contextmanager

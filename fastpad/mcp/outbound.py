@@ -168,14 +168,14 @@ class _Packer:
 
     def __init__(self, call: Call, output: ToolOutput, policy: OutboundPolicy) -> None:
         self.call, self.output, self.policy = call, output, policy
-        self.data = prepare_document(dict(output.data), policy)
+        # One document, so what its members and items repeat (every hit's member names) is prepared once.
+        self.data, *self.items = prepare_document([dict(output.data), *output.items], policy)
         self.floor = call.floor
         self.admitted = [[b for b in note.blocks if admits(self.floor, b.get("origin"), b.get("review_state"))]
                          for note in output.notes]
         withheld = sum(len(note.blocks) - len(admitted) for note, admitted in zip(output.notes, self.admitted))
         if withheld:  # say so at the top, with the argument that shows them: an agent skims past per-note counts
             self.data["hidden"] = [*self.data.get("hidden", ()), below_floor(withheld, "blocks", self.floor).as_dict()]
-        self.items = [prepare_document(item, policy) for item in output.items]
         self.boundary = self._boundary()
         self.shown: list[tuple[NoteBody, int]] = []
         self._units: list[tuple[str, str]] | None = None

@@ -55,7 +55,10 @@ def mount(app: Any) -> McpEndpoint:
     state = app.state
     dispatcher = Dispatcher(state.outbound_env, TOOLS)
     endpoint = McpEndpoint(dispatcher, build_server(dispatcher), max_body_bytes=state.limits.authenticated_body_bytes)
-    app.router.routes.append(Route(PATH, endpoint, methods=None))
+    # First, not last: a request is matched against the routes in order, and behind the HTTP API's
+    # every MCP call was first checked against all of them (~140 checks, 0.36 ms of a call's server
+    # time, issue 29). No other route matches /mcp, so the order changes no answer.
+    app.router.routes.insert(0, Route(PATH, endpoint, methods=None))
     outer = app.router.lifespan_context
 
     @asynccontextmanager

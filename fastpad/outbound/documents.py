@@ -33,26 +33,44 @@ _NAMED_VALUE_MAX = 512  # property values, titles, names: long text is never a b
 def prepare_document(value: Any, policy: OutboundPolicy, admit: Admit | None = None, scope: str = "") -> Any:
     """``value`` as it may leave (see the module docstring); ``admit`` None keeps every block;
     ``scope`` names the text the strings belong to (a block's, inside a block)."""
-    if isinstance(value, str):
-        return prepare(value, policy, scope).text
-    if isinstance(value, Mapping):
-        scope = _block_scope(value) or scope
-        return {prepare(str(k), policy).text: _member(str(k), v, policy, admit, scope) for k, v in value.items()}
-    if isinstance(value, (list, tuple)):
-        return [prepare_document(item, policy, admit, scope) for item in value
-                if admit is None or _admitted(item, admit)]
-    return value
+    return _Document(policy, admit).prepare(value, scope)
 
 
-def _member(key: str, value: Any, policy: OutboundPolicy, admit: Admit | None, scope: str) -> Any:
-    """One member of a mapping. A short one-line string is read with its name, as ``name: value``:
-    some secrets are recognisable only by what they are called (a property ``password`` or
-    ``aws_secret_access_key``), and the rules that know those names need to see them."""
-    if isinstance(value, str) and len(value) <= _NAMED_VALUE_MAX and "\n" not in value:
-        named = prepare(f"{key}: {value}", policy, scope).text
-        if named.startswith(f"{key}: "):
-            return named[len(key) + 2:]
-    return prepare_document(value, policy, admit, scope)
+class _Document:
+    """One document's preparation. A string met twice in it — a member name on every item, an id
+    named in two places — is prepared once: what :func:`prepare` makes of a string depends on the
+    string, its scope and the policy alone, and a search result's member names were two thirds of
+    its strings (issue 29)."""
+
+    def __init__(self, policy: OutboundPolicy, admit: Admit | None) -> None:
+        self.policy, self.admit = policy, admit
+        self._prepared: dict[tuple[str, str], str] = {}
+
+    def text(self, text: str, scope: str = "") -> str:
+        prepared = self._prepared.get((text, scope))
+        if prepared is None:
+            prepared = self._prepared[(text, scope)] = prepare(text, self.policy, scope).text
+        return prepared
+
+    def prepare(self, value: Any, scope: str) -> Any:
+        if isinstance(value, str):
+            return self.text(value, scope)
+        if isinstance(value, Mapping):
+            scope = _block_scope(value) or scope
+            return {self.text(str(k)): self._member(str(k), v, scope) for k, v in value.items()}
+        if isinstance(value, (list, tuple)):
+            return [self.prepare(item, scope) for item in value if self.admit is None or _admitted(item, self.admit)]
+        return value
+
+    def _member(self, key: str, value: Any, scope: str) -> Any:
+        """One member of a mapping. A short one-line string is read with its name, as ``name: value``:
+        some secrets are recognisable only by what they are called (a property ``password`` or
+        ``aws_secret_access_key``), and the rules that know those names need to see them."""
+        if isinstance(value, str) and len(value) <= _NAMED_VALUE_MAX and "\n" not in value:
+            named = self.text(f"{key}: {value}", scope)
+            if named.startswith(f"{key}: "):
+                return named[len(key) + 2:]
+        return self.prepare(value, scope)
 
 
 def is_block(value: Any) -> bool:

@@ -388,7 +388,8 @@ class SearchIndex:
         # ranking, at a fraction of the work.
         if flt.allowed_provenance is not None and not flt.allowed_provenance:
             return []
-        match = _scoped_match(match, self.workspace_id, flt.allowed_provenance, flt.note_ids)
+        match = _scoped_match(match, None if self._sole_workspace() else self.workspace_id, flt.allowed_provenance,
+                              flt.note_ids)
         shards = self._rowid_shards()
         rows = self._filter_ranked(
             lambda window: self._ranked_in_index(match, shards, window),
@@ -450,7 +451,8 @@ class SearchIndex:
                 [*scoped_params, match, self.workspace_id, *params, *admitted_params, int(limit)],
             ).fetchall()
         else:  # ranked in the index alone, then joined, as lexical_blocks does and for the same reason
-            scoped = f"title : ({match}) AND scope : {_scope_token('w', self.workspace_id)}" + _note_tokens(flt.note_ids)
+            scoped = _scoped_match(match, None if self._sole_workspace() else self.workspace_id, None, flt.note_ids,
+                                   column="title")
             rows = self._filter_ranked(
                 lambda window: [(int(rid), -float(score)) for rid, score in self._x(
                     "SELECT rowid, bm25(note_title_fts, 1.0, 0.0) AS lower_is_better FROM note_title_fts"
@@ -472,6 +474,13 @@ class SearchIndex:
         return (f"WITH note_set_rows AS MATERIALIZED (SELECT * FROM {table} WHERE workspace_id = ?"
                 f" AND {self._d.in_ids(note_column)}) ", "note_set_rows",
                 [self.workspace_id, self._d.ids(sorted(flt.note_ids))])
+
+    def _sole_workspace(self) -> bool:
+        """Whether the database holds this workspace alone (SQLite): then every row of the text index
+        is its own, and the workspace's ``scope`` token — present in every row, so ranking with it
+        intersects each match with the whole index, about a third of a search's ranking — would
+        keep out nothing. The rows are still joined back through this workspace's filter."""
+        return self._x("SELECT NOT EXISTS (SELECT 1 FROM workspaces WHERE id <> ?)", [self.workspace_id]).fetchone()[0] == 1
 
     def _rowid_shards(self) -> list[tuple[int, int]]:
         """Rowid ranges to rank a query over side by side: as many as the
@@ -626,17 +635,28 @@ _RANKED_ROWS = ("(SELECT json_extract(value, '$[0]') AS rid, json_extract(value,
                 " FROM json_each(?)) f")
 
 
-def _scoped_match(match: str, workspace_id: str, allowed: frozenset[tuple[str, str]] | None,
-                  note_ids: frozenset[str] | None = None) -> str:
-    """The FTS5 query for ``match`` over block text less its secrets (migration 21), limited to the
-    workspace's blocks, when ``allowed`` is given to blocks of those (origin, review state) pairs, and
-    when ``note_ids`` is to those notes' blocks: the tokens of ``blocks.scope`` (migrations 17, 20),
-    spelled the way its generated column spells them. The caller's floor and note set are thus
-    applied inside the ranking, never after it: what it may not see costs it nothing."""
-    scoped = f"lexical_text : ({match}) AND scope : {_scope_token('w', workspace_id)}"
-    if allowed is not None:
-        scoped += " AND scope : (" + " OR ".join(_scope_token("p", f"{o}|{r}") for o, r in sorted(allowed)) + ")"
-    return scoped + _note_tokens(note_ids)
+def _scoped_match(match: str, workspace_id: str | None, allowed: frozenset[tuple[str, str]] | None,
+                  note_ids: frozenset[str] | None = None, *, column: str = "lexical_text") -> str:
+    """The FTS5 query for ``match`` over ``column`` (block text less its secrets, migration 21; or
+    titles), limited by the tokens of its ``scope`` column (migrations 17, 20, 21), spelled the way
+    that generated column spells them: to the workspace's rows (``workspace_id`` None: the database
+    holds no other), when ``allowed`` is given to blocks of those (origin, review state) pairs, and
+    when ``note_ids`` is to those notes' rows. The caller's floor and note set are thus applied inside
+    the ranking, never after it: what it may not see costs it nothing.
+
+    The floor is spelled as the pairs it refuses (``NOT``), not the ones it admits: each block holds
+    one pair, and the admitted pairs are most of the index, so an ``AND`` of them intersects every
+    match with nearly every row — twice the ranking's cost (issue 29) — where the refused pairs are
+    the few rows an agent wrote or a capture brought. A pair this version does not know is refused by
+    the join after the ranking (``_note_filter``), which checks the admitted pairs themselves."""
+    scoped = f"{column} : ({match})"
+    if workspace_id is not None:
+        scoped += f" AND scope : {_scope_token('w', workspace_id)}"
+    scoped += _note_tokens(note_ids)
+    refused = sorted(set(known_provenance()) - allowed) if allowed is not None else []
+    if refused:
+        scoped = f"({scoped}) NOT scope : (" + " OR ".join(_scope_token("p", f"{o}|{r}") for o, r in refused) + ")"
+    return scoped
 
 
 def _note_tokens(note_ids: frozenset[str] | None) -> str:
