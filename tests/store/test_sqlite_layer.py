@@ -35,8 +35,11 @@ PRE_WORKSPACE = [
     re.compile(r"^SELECT w\.id, w\.name, w\.created_at, m\.role FROM workspace_members m JOIN workspaces w .* WHERE m\.person_id = "),
 ]
 # Statements that read no row of any workspace: only the blocks table's rowid
-# span, which the lexical ranking splits to score in parallel (search_index.py).
-ROW_FREE = [re.compile(r"^SELECT \(SELECT min\(rid\) FROM blocks\), \(SELECT max\(rid\) FROM blocks\)$")]
+# span, which the lexical ranking splits to score in parallel, and whether any
+# workspace but this one exists (a yes or no, never which: the ranking leaves out
+# the workspace's own scope token when it is alone) — search_index.py.
+ROW_FREE = [re.compile(r"^SELECT \(SELECT min\(rid\) FROM blocks\), \(SELECT max\(rid\) FROM blocks\)$"),
+            re.compile(r"^SELECT NOT EXISTS \(SELECT 1 FROM workspaces WHERE id <> '[0-7][0-9A-HJKMNP-TV-Z]{25}'\)$")]
 _FILTER = re.compile(r"workspace_id = '[0-7][0-9A-HJKMNP-TV-Z]{25}'")
 _TABLE = re.compile(r"\b(?:FROM|JOIN|UPDATE|INTO)\s+(\w+)", re.I)
 
