@@ -6,6 +6,7 @@ import hashlib
 
 import pytest
 
+from fastpad.outbound import secrets
 from fastpad.outbound.secret_rules import RULE_IDS, RULES, Rule, describe_rules, shannon_entropy
 from fastpad.outbound.secrets import FINGERPRINT_HEX, PLACEHOLDER_RE, block_scope, find_secrets, locate, redact
 from tests.outbound.corpus import NEGATIVES, POSITIVES
@@ -29,6 +30,17 @@ def test_a_rule_skipped_for_want_of_its_gate_could_not_have_matched(rule: Rule) 
     subjects = [text.lower() if rule.lower else text for rule_id, text, _ in POSITIVES if rule_id == rule.id]
     matched = [subject[m.start():] for subject in subjects for m in rule.pattern.finditer(subject)]
     assert matched and all(rest.startswith(rule.gate) for rest in matched)
+
+
+def test_the_short_text_screen_changes_no_answer(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Short texts are screened by one combined pattern before the rules run one by one; the answers
+    must be those of the rules alone, on every positive, look-alike and spelling of the corpus."""
+    texts = [text for _, text, _ in POSITIVES] + list(NEGATIVES) + list(SPELLINGS.values())
+    short = [text for text in texts if len(text) < secrets._SCREEN_BELOW]
+    assert len(short) > len(texts) // 2 and any(find_secrets(text) for text in short)
+    screened = [find_secrets(text) for text in short]
+    monkeypatch.setattr(secrets, "_SCREEN_BELOW", 0)
+    assert [find_secrets(text) for text in short] == screened
 
 
 def test_zero_false_positives_on_look_alikes() -> None:
