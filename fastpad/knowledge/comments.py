@@ -23,6 +23,7 @@ entry in that member's Inbox (``fastpad/knowledge/mentions.py``), once per comme
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 from datetime import datetime
@@ -30,9 +31,11 @@ from typing import Any
 
 from fastpad.errors import Conflict, FieldError, NotFound, PolicyDenied, ValidationFailed
 from fastpad.knowledge.note_core import visible_note
+from fastpad.knowledge.trust import TrustFloor, admits
 from fastpad.notes import NoteDocument, new_id
 from fastpad.notes.ids import is_ulid
 from fastpad.notes.mentions import person_mentions
+from fastpad.notes.provenance import Origin, ReviewState
 from fastpad.notes.schema import storable_text
 from fastpad.security.principals import Principal
 from fastpad.security.scopes import NOTES_READ, NOTES_WRITE
@@ -98,6 +101,32 @@ class CommentService:
         _require_person_reader(principal)
         with self.store.read(principal.workspace_id) as tx:
             return threads_in(tx, principal, note_id, open_only=open_only)
+
+    def export(self, principal: Principal) -> dict[str, list[dict[str, Any]]]:
+        """Every thread on the notes the caller (a person) sees, by note id: what an export writes
+        beside each note (``fp pull``: ``<note file>.comments.json``)."""
+        _require_person_reader(principal)
+        with self.store.read(principal.workspace_id) as tx:
+            return {note_id: [thread.as_dict() for thread in threads_in(tx, principal, note_id)]
+                    for note_id in tx.comments.notes_with_comments() if principal.can_see(note_id)}
+
+    def open_for_reader(self, principal: Principal, note_id: str, floor: TrustFloor,
+                        admitted_blocks: set[str]) -> list[Thread]:
+        """The note's open threads as a reader at ``floor`` may see them (an agent, through
+        ``fastpad_fetch``): only the comments whose author ``floor`` admits (a person's words as
+        a person's text; an agent's as unreviewed agent text), and a thread's quote only when its
+        block is one of ``admitted_blocks``. The caller sends what it gets through the outbound path."""
+        principal.require(NOTES_READ)
+        with self.store.read(principal.workspace_id) as tx:
+            threads = threads_in(tx, principal, note_id, open_only=True)
+        shown = []
+        for thread in threads:
+            comments = [c for c in thread.comments if c.row.deleted_at is None and admits(floor, *_provenance(c.row))]
+            if comments:
+                quoted = thread.first.block_id in admitted_blocks and not thread.on_deleted
+                shown.append(replace(thread, comments=comments,
+                                     first=thread.first if quoted else replace(thread.first, quote=None)))
+        return shown
 
     def create(self, principal: Principal, note_id: str, *, body: str, block_id: str | None = None,
                start: int | None = None, end: int | None = None, thread_id: str | None = None) -> Thread:
@@ -230,6 +259,29 @@ def _author_name(tx: WorkspaceTx, names: dict[tuple[str, str], str | None], row:
             agent = tx.agent(row.author_id)
             names[key] = None if agent is None else agent.name
     return names[key]
+
+
+def _provenance(row: CommentRow) -> tuple[str, str]:
+    """A comment's words are its author's: a person's as typed, an agent's as unreviewed agent text."""
+    if row.author_kind == "person":
+        return Origin.HUMAN_TYPED.value, ReviewState.HUMAN_ACCEPTED.value
+    return Origin.AGENT_WRITTEN.value, ReviewState.UNREVIEWED.value
+
+
+def threads_as_text(threads: list[Thread]) -> str:
+    """Open threads as plain lines for a reader that takes text (an agent), oldest first::
+
+        Thread 01J… on block {#01J…} ("the quoted text"):
+        - Ada (person): the comment
+    """
+    lines = []
+    for thread in threads:
+        where = f"on block {{#{thread.first.block_id}}}"
+        if thread.first.quote is not None:
+            where += f" ({json.dumps(thread.first.quote, ensure_ascii=False)})"
+        lines.append(f"Thread {thread.first.id} {where}:")
+        lines += [f"- {c.author_name or c.row.author_id} ({c.row.author_kind}): {c.row.body}" for c in thread.comments]
+    return "\n".join(lines) + "\n" if lines else ""
 
 
 def _visible_comment(tx: WorkspaceTx, principal: Principal, comment_id: str) -> CommentRow:
