@@ -15,6 +15,7 @@ from fastpad.knowledge.comments import CommentService
 from fastpad.knowledge.mentions import InboxService
 from fastpad.notes import Block
 from fastpad.notes.mentions import person_mention
+from fastpad.store.purge import TrashPurge
 from tests.helpers_store import edit_ops
 
 
@@ -179,3 +180,16 @@ def test_a_mention_in_a_comment_reaches_the_inbox_once(svc, ws, bea, comments) -
     assert entry.excerpt.startswith("[@Bea]") and "check this" in entry.excerpt
     comments.create(bea, note.id, thread_id=comment_id, body=f"{person_mention(bea.principal_id, 'me')} on it")
     assert inbox.page(bea).unread == 1  # mentioning yourself notifies no one
+
+
+def test_purging_a_note_removes_its_comments_and_their_inbox_entries(svc, ws, bea, comments) -> None:
+    inbox = InboxService(svc.store, clock=svc.clock)
+    note = svc.notes.create(ws.owner, blocks=[Block(None, "paragraph", "text")])
+    thread = comments.create(ws.owner, note.id, block_id=note.blocks[0]["id"],
+                             body=f"{person_mention(bea.principal_id, 'Bea')} look")
+    comments.create(bea, note.id, thread_id=thread.first.id, body="done")
+    svc.notes.trash(ws.owner, note.id)
+    with svc.store.write(ws.id) as tx:
+        assert TrashPurge(tx).delete_trashed_before(svc.clock(), limit=10) == [note.id]
+        assert tx.comments.get(thread.first.id) is None
+    assert inbox.page(bea).mentions == []
