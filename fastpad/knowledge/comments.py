@@ -44,6 +44,7 @@ from fastpad.store.comments import CommentRow
 from fastpad.store.mentions import MentionRow
 
 MAX_BODY = 10_000  # characters of one comment
+AGENT_ACTIVITY_COMMENTS = 50  # the newest agents' comments Agent activity lists
 PARAGRAPH = "paragraph"  # a comment's body is read for mentions as a paragraph's text is
 
 
@@ -91,6 +92,15 @@ class Thread:
         }
 
 
+@dataclass(frozen=True)
+class AgentComment:
+    """An agent's comment as Agent activity lists it, for a person."""
+
+    row: CommentRow
+    agent_name: str | None
+    note_title: str | None  # None: the note is in the trash
+
+
 class CommentService:
     def __init__(self, store: Store, *, clock: Callable[[], datetime] = utcnow) -> None:
         self.store = store
@@ -109,6 +119,19 @@ class CommentService:
         with self.store.read(principal.workspace_id) as tx:
             return {note_id: [thread.as_dict() for thread in threads_in(tx, principal, note_id)]
                     for note_id in tx.comments.notes_with_comments() if principal.can_see(note_id)}
+
+    def by_agents(self, principal: Principal, *, limit: int = AGENT_ACTIVITY_COMMENTS) -> list[AgentComment]:
+        """The newest comments agents made on notes the caller sees: what Agent activity lists."""
+        _require_person_reader(principal)
+        with self.store.read(principal.workspace_id) as tx:
+            names: dict[tuple[str, str], str | None] = {}
+            shown = []
+            for row in tx.comments.recent_by_agents(limit):
+                note = tx.note(row.note_id) if principal.can_see(row.note_id) else None
+                if note is not None:
+                    title = None if note.trashed_at is not None else note.title
+                    shown.append(AgentComment(row, _author_name(tx, names, row), title))
+            return shown
 
     def open_for_reader(self, principal: Principal, note_id: str, floor: TrustFloor,
                         admitted_blocks: set[str]) -> list[Thread]:

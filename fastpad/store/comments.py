@@ -77,6 +77,12 @@ class CommentTables:
             f"SELECT {_COLUMNS} FROM comments WHERE workspace_id = ? AND note_id = ? ORDER BY thread_id, id",
             (self._ws, note_id)).fetchall()]
 
+    def recent_by_agents(self, limit: int) -> list[CommentRow]:
+        """The agents' comments still standing, newest first (ids are ULIDs: creation order)."""
+        return [self._row(r) for r in self._tx._x(
+            f"SELECT {_COLUMNS} FROM comments WHERE workspace_id = ? AND author_kind = 'agent' AND deleted_at IS NULL"
+            " ORDER BY id DESC LIMIT ?", (self._ws, int(limit))).fetchall()]
+
     def notes_with_comments(self) -> list[str]:
         return [r[0] for r in self._tx._x(
             "SELECT DISTINCT note_id FROM comments WHERE workspace_id = ? ORDER BY note_id", (self._ws,)).fetchall()]

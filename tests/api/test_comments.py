@@ -154,3 +154,6 @@ def test_an_agent_comments_with_notes_write_only_and_reads_no_threads_here(
         assert_problem(writer.get(url), 403, "policy-denied")
     authors = [c["author"]["kind"] for t in owner_session.get(url).json()["items"] for c in t["comments"]]
     assert authors == ["person", "agent"]
+    activity = owner_session.get("/agent-activity")  # a person's page: the agent's comment is listed
+    assert activity.status_code == 200 and "Comments by agents" in activity.text
+    assert f'href="/notes/{note["id"]}#comment-{shown["id"]}"' in activity.text and "An agent&#x27;s remark" in activity.text
