@@ -130,7 +130,7 @@ class CommentService:
                 note = tx.note(row.note_id) if principal.can_see(row.note_id) else None
                 if note is not None:
                     title = None if note.trashed_at is not None else note.title
-                    shown.append(AgentComment(row, _author_name(tx, names, row), title))
+                    shown.append(AgentComment(row, _author_name(tx, names, row, with_email=True), title))
             return shown
 
     def open_for_reader(self, principal: Principal, note_id: str, floor: TrustFloor,
@@ -199,7 +199,7 @@ class CommentService:
         """Resolve (or reopen) the thread ``comment_id`` starts or belongs to."""
         _require_commenter(principal)
         with self.store.write(principal.workspace_id) as tx:
-            first = tx.comments.get(_visible_comment(tx, principal, comment_id).thread_id)
+            first = tx.comments.get(_visible_comment(tx, principal, comment_id, tombstone_ok=True).thread_id)
             assert first is not None
             first = replace(first, resolved_at=self.clock() if resolved else None,
                             resolved_by_id=principal.principal_id if resolved else None)
@@ -240,10 +240,12 @@ class CommentService:
 
 def threads_in(tx: WorkspaceTx, principal: Principal, note_id: str, *, open_only: bool = False) -> list[Thread]:
     """The note's threads as ``principal`` may read them (the note must be reachable)."""
-    note = visible_note(tx, principal, note_id, with_snapshot=True)
+    visible_note(tx, principal, note_id)
     rows = tx.comments.in_note(note_id)
     if not rows:
-        return []
+        return []  # the usual case (every fastpad_fetch asks): no snapshot read for it
+    note = tx.note(note_id, with_snapshot=True)
+    assert note is not None and note.snapshot is not None
     doc = NoteDocument.load(note.snapshot)
     names: dict[tuple[str, str], str | None] = {}
     by_thread: dict[str, list[CommentRow]] = {}
@@ -254,7 +256,7 @@ def threads_in(tx: WorkspaceTx, principal: Principal, note_id: str, *, open_only
         first = thread_rows[0]
         if open_only and first.resolved_at is not None:
             continue
-        views = [CommentView(row, _author_name(tx, names, row)) for row in thread_rows]
+        views = [CommentView(row, _author_name(tx, names, row, with_email=principal.is_person)) for row in thread_rows]
         threads.append(_anchored(doc, first, views))
     return threads
 
@@ -272,12 +274,15 @@ def _thread_of(tx: WorkspaceTx, principal: Principal, row: CommentRow) -> Thread
     return next(t for t in threads_in(tx, principal, row.note_id) if t.first.id == row.thread_id)
 
 
-def _author_name(tx: WorkspaceTx, names: dict[tuple[str, str], str | None], row: CommentRow) -> str | None:
+def _author_name(tx: WorkspaceTx, names: dict[tuple[str, str], str | None], row: CommentRow, *,
+                 with_email: bool) -> str | None:
+    """The author's display name (an agent's name); a person without one is called by their email
+    in a person's reading, never in an agent's (agents are never given a member's email)."""
     key = (row.author_kind, row.author_id)
     if key not in names:
         if row.author_kind == "person":
             person = tx.person(row.author_id)
-            names[key] = None if person is None else (person.display_name or person.email)
+            names[key] = None if person is None else (person.display_name or (person.email if with_email else None))
         else:
             agent = tx.agent(row.author_id)
             names[key] = None if agent is None else agent.name
@@ -307,10 +312,12 @@ def threads_as_text(threads: list[Thread]) -> str:
     return "\n".join(lines) + "\n" if lines else ""
 
 
-def _visible_comment(tx: WorkspaceTx, principal: Principal, comment_id: str) -> CommentRow:
-    """The comment, on a note the caller may reach; NotFound otherwise (as if it did not exist)."""
+def _visible_comment(tx: WorkspaceTx, principal: Principal, comment_id: str, *,
+                     tombstone_ok: bool = False) -> CommentRow:
+    """The comment, on a note the caller may reach; NotFound otherwise (as if it did not exist).
+    A deleted first comment kept for its replies names its thread (``tombstone_ok``), nothing more."""
     row = tx.comments.get(comment_id) if isinstance(comment_id, str) and is_ulid(comment_id) else None
-    if row is None or not principal.can_see(row.note_id) or (row.deleted_at is not None):
+    if row is None or not principal.can_see(row.note_id) or (row.deleted_at is not None and not tombstone_ok):
         raise NotFound(detail=f"no comment {comment_id}", extra={"comment_id": comment_id})
     return row
 

@@ -87,9 +87,9 @@ def test_a_range_comment_follows_50_remote_edits_and_a_thread_is_replied_resolve
                        403, "policy-denied")
         edited = member.patch(f"/v1/comments/{reply_id}", json={"body": "Yes, checked."}, headers=key())
         assert edited.json()["comments"][1]["body"] == "Yes, checked." and edited.json()["comments"][1]["edited_at"]
-        resolved = owner_session.post(f"/v1/comments/{thread['id']}:resolve", headers=key()).json()
+        resolved = owner_session.post(f"/v1/comments/{thread['id']}/resolve", headers=key()).json()
         assert resolved["resolved"] and member.get(f"/v1/notes/{note['id']}/comments?open=true").json()["items"] == []
-        assert not member.post(f"/v1/comments/{reply_id}:reopen", headers=key()).json()["resolved"]
+        assert not member.post(f"/v1/comments/{reply_id}/reopen", headers=key()).json()["resolved"]
         assert member.delete(f"/v1/comments/{reply_id}", headers=key()).status_code == 204
         assert_problem(member.patch(f"/v1/comments/{reply_id}", json={"body": "gone"}, headers=key()), 404, "not-found")
         assert len(member.get(f"/v1/notes/{note['id']}/comments").json()["items"][0]["comments"]) == 1

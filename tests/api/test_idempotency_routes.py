@@ -341,8 +341,8 @@ EXAMPLES: dict[tuple[str, str], Callable[[World], Example]] = {
     ("patch", "/v1/comments/{comment_id}"): _with_body(session, lambda w: f"/v1/comments/{w.comment()}",
                                                        lambda w: {"body": unique("Edited ")}, renamed("body")),
     ("delete", "/v1/comments/{comment_id}"): _on(session, lambda w: f"/v1/comments/{w.comment()}"),
-    ("post", "/v1/comments/{comment_id}:resolve"): _on(session, lambda w: f"/v1/comments/{w.comment()}:resolve"),
-    ("post", "/v1/comments/{comment_id}:reopen"): _on(session, lambda w: f"/v1/comments/{w.comment()}:reopen"),
+    ("post", "/v1/comments/{comment_id}/resolve"): _on(session, lambda w: f"/v1/comments/{w.comment()}/resolve"),
+    ("post", "/v1/comments/{comment_id}/reopen"): _on(session, lambda w: f"/v1/comments/{w.comment()}/reopen"),
     ("post", "/v1/ask"): _with_body(lambda w: w.cli, lambda w: "/v1/ask",
                                     lambda w: {"question": f"What does {w.note('The keyed answer.')['id']} say?"},
                                     renamed("question")),
@@ -365,7 +365,7 @@ def _takes_header_key(operation: dict) -> bool:
 
 def _another_object(call: Call, template: str) -> Call:
     """The same call on an object that was never the first one's: its last path parameter swapped
-    (an action spelled after it, as in ``{comment_id}:resolve``, kept)."""
+    (an action spelled after it, as in ``{comment_id}/resolve``, kept)."""
     last = template.rstrip("/").split("/")
     index = max(i for i, part in enumerate(last) if part.startswith("{"))
     parts = call.path.split("/")

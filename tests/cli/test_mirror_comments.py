@@ -83,7 +83,7 @@ def test_comments_round_trip_through_fastpads_own_export_into_a_new_workspace(
         on_text = send("POST", url, {"body": "Which users?", "blockId": ids["Second"], "start": 13, "end": 27})
         send("POST", url, {"body": "The beta list.", "threadId": on_text["id"]})
         settled = send("POST", url, {"body": "Settled.", "blockId": ids["First"]})
-        send("POST", f"/v1/comments/{settled['id']}:resolve")
+        send("POST", f"/v1/comments/{settled['id']}/resolve")
         exported = client.get(url).json()["items"]
 
     mirror = tmp_path / "mirror"

@@ -315,8 +315,8 @@ ROUTES: dict[str, Route] = {
         "body": "An agent's rewrite"}), answer=POLICY_DENIED),
     "DELETE /v1/comments/{comment_id}": Route(WRITE, THING, send("DELETE", "/v1/comments/{comment_id}"),
                                               answer=POLICY_DENIED),
-    "POST /v1/comments/{comment_id}:resolve": Route(WRITE, THING, send("POST", "/v1/comments/{comment_id}:resolve")),
-    "POST /v1/comments/{comment_id}:reopen": Route(WRITE, THING, send("POST", "/v1/comments/{comment_id}:reopen")),
+    "POST /v1/comments/{comment_id}/resolve": Route(WRITE, THING, send("POST", "/v1/comments/{comment_id}/resolve")),
+    "POST /v1/comments/{comment_id}/reopen": Route(WRITE, THING, send("POST", "/v1/comments/{comment_id}/reopen")),
     # A person's Inbox of mentions: no agent has one, or reads or marks anyone's.
     "GET /v1/inbox/mentions": Route(READ, request=get("/v1/inbox/mentions"), person_only=PERSON,
                                     exceptions={NAMED_ELSEWHERE: ANSWERS}),

@@ -125,6 +125,9 @@ def test_threads_replies_edit_and_delete_your_own_resolve_and_reopen(svc, ws, be
     [kept] = comments.threads(bea, note.id)
     assert [c.as_dict()["deleted"] for c in kept.comments] == [True, False]
     assert kept.comments[0].as_dict()["body"] == ""
+    assert comments.resolve(ws.owner, thread.first.id, resolved=True).resolved  # the tombstone still names it
+    with pytest.raises(NotFound):
+        comments.edit(bea, thread.first.id, body="back again")
     comments.delete(ws.owner, reply_id)  # its last reply gone, the tombstone goes too
     assert comments.threads(bea, note.id) == []
     assert svc.notes.get(ws.owner, note.id).frontier == frontier  # comments are never note content

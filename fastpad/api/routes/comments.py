@@ -1,5 +1,5 @@
 """Comments on notes: ``GET/POST /v1/notes/{id}/comments``, ``PATCH/DELETE /v1/comments/{id}``
-and ``POST /v1/comments/{id}:resolve`` / ``:reopen``, every write under an idempotency key.
+and ``POST /v1/comments/{id}/resolve`` and ``/reopen``, every write under an idempotency key.
 Parse, call CommentService (fastpad/knowledge/comments.py), render.
 
 A person reads a note's threads here; an agent reads a note's open comments through
@@ -148,14 +148,14 @@ async def _resolution(request: Request, comment_id: str, caller: Caller, *, reso
     return await mutate(request, caller, key=key_from(request, None), fingerprint_body={}, execute=execute)
 
 
-@router.post("/comments/{comment_id}:resolve", response_model=ThreadOut,
+@router.post("/comments/{comment_id}/resolve", response_model=ThreadOut,
              summary="Resolve the thread this comment starts or belongs to (no body; Idempotency-Key header)",
              responses=problems(_404="not-found"))
 async def resolve_comment(request: Request, comment_id: CommentId, caller: Authenticated) -> Response:
     return await _resolution(request, comment_id, caller, resolved=True)
 
 
-@router.post("/comments/{comment_id}:reopen", response_model=ThreadOut,
+@router.post("/comments/{comment_id}/reopen", response_model=ThreadOut,
              summary="Reopen a resolved thread (no body; Idempotency-Key header)", responses=problems(_404="not-found"))
 async def reopen_comment(request: Request, comment_id: CommentId, caller: Authenticated) -> Response:
     return await _resolution(request, comment_id, caller, resolved=False)

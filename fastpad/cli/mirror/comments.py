@@ -69,7 +69,7 @@ def restore(api: Any, pushed_file: Path, note: dict[str, Any], note_file: Path) 
         if first["deleted"]:
             api.request("DELETE", f"/v1/comments/{created['id']}", headers=_key(note_id, first["id"], "delete"))
         if thread["resolved"]:
-            api.request("POST", f"/v1/comments/{created['id']}:resolve", headers=_key(note_id, first["id"], "resolve"))
+            api.request("POST", f"/v1/comments/{created['id']}/resolve", headers=_key(note_id, first["id"], "resolve"))
         written += len(comments)
     target = comments_path(note_file)
     if target != source:

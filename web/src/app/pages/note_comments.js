@@ -77,7 +77,7 @@ export class NoteComments {
     this.element.querySelector(".comment-draft textarea")?.focus();
   }
 
-  // A write; one with a body carries its idempotency key there (DELETE and :resolve/:reopen have none).
+  // A write; one with a body carries its idempotency key there (DELETE and /resolve and /reopen have none).
   async _send(method, path, json, failure) {
     try {
       await this.app.api.json(method, path, json === undefined ? {} : { json: { ...json, idempotencyKey: idempotencyKey() } });
@@ -137,7 +137,7 @@ export class NoteComments {
       where,
       thread.comments.map((comment) => this._comment(comment)),
       thread.resolved ? null : this._form("Reply", (body) => this._send("POST", `/v1/notes/${this.noteId}/comments`, { threadId: thread.id, body }, "The reply could not be posted"), null, "", "comment-reply"),
-      el("button", { type: "button", class: "comment-resolve", onclick: () => this._send("POST", `/v1/comments/${thread.id}:${thread.resolved ? "reopen" : "resolve"}`, undefined, "The thread could not be changed") }, thread.resolved ? "Reopen" : "Resolve"),
+      el("button", { type: "button", class: "comment-resolve", onclick: () => this._send("POST", `/v1/comments/${thread.id}/${thread.resolved ? "reopen" : "resolve"}`, undefined, "The thread could not be changed") }, thread.resolved ? "Reopen" : "Resolve"),
     );
   }
 
