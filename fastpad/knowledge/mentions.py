@@ -16,6 +16,9 @@ entry for that member the first time that block mentions them. So:
   and notifies nobody: a note's text is never refused for what it says;
 - a viewer may be mentioned (they read every note; they just do not write).
 
+A mention in a comment (``fastpad/knowledge/comments.py``) is an entry too, once per
+(person, comment), naming the comment; its excerpt is the comment's text.
+
 Reading (:class:`InboxService`) is for a person, their own entries only, newest first
 in keyset pages; an agent has no Inbox and never reaches this (it would learn who is
 mentioned where from it, outside its note set and trust floor).
@@ -72,14 +75,15 @@ def project_mentions(tx: WorkspaceTx, write: NoteWrite) -> None:
 class InboxMention:
     row: MentionRow
     note_title: str | None  # None: the note is gone from view (trashed)
-    excerpt: str | None  # the block's text now; None: the block was deleted since
+    excerpt: str | None  # the block's (or the comment's) text now; None: deleted since
     by_name: str | None  # the writer's display name (an agent's name); None: no longer known
 
     def as_dict(self) -> dict[str, Any]:
         r = self.row
         return {
             "id": r.id, "note_id": r.note_id, "block_id": r.block_id, "note_title": self.note_title,
-            "excerpt": self.excerpt, "url": f"/notes/{r.note_id}#{r.block_id}",
+            "comment_id": r.comment_id, "excerpt": self.excerpt,
+            "url": f"/notes/{r.note_id}#" + (r.block_id if r.comment_id is None else f"comment-{r.comment_id}"),
             "mentioned_by": {"kind": r.mentioned_by_kind, "id": r.mentioned_by_id, "token_id": r.token_id,
                              "name": self.by_name},
             "origin": r.origin, "created_at": r.created_at.isoformat(),
@@ -146,11 +150,19 @@ def _require_person(principal: Principal) -> None:
                            extra={"reason": "person_only"})
 
 
+def _excerpt(tx: WorkspaceTx, row: MentionRow) -> str | None:
+    """The mentioning block's text, or the comment's, as it reads now; None: deleted since."""
+    if row.comment_id is not None:
+        comment = tx.comments.get(row.comment_id)
+        return None if comment is None or comment.deleted_at is not None else comment.body[:EXCERPT_CHARS]
+    block = next(iter(tx.blocks_by_id(row.note_id, [row.block_id])), None)
+    return None if block is None else block.text[:EXCERPT_CHARS]
+
+
 def _described(tx: WorkspaceTx, row: MentionRow) -> InboxMention:
     note = tx.note(row.note_id)
     title = None if note is None or note.trashed_at is not None else note.title
-    block = next(iter(tx.blocks_by_id(row.note_id, [row.block_id])), None) if title is not None else None
-    excerpt = None if block is None else block.text[:EXCERPT_CHARS]
+    excerpt = None if title is None else _excerpt(tx, row)
     if row.mentioned_by_kind == "person":
         person = tx.person(row.mentioned_by_id)
         name = None if person is None else (person.display_name or person.email)

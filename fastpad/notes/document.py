@@ -26,6 +26,7 @@ from typing import Any, Literal
 from loro import (
     ID,
     ContainerType,
+    Cursor,
     ExportMode,
     Frontiers,
     LoroDoc,
@@ -221,6 +222,30 @@ class NoteDocument:
             if run >= length:
                 return True
         return False
+
+    def text_anchor(self, block_id: str, start: int, end: int) -> tuple[bytes, bytes]:
+        """Two encoded Loro cursors holding ``[start, end)`` of the block's text (code points):
+        on its first and its last character, so text typed just outside the range stays
+        outside it and text typed inside it widens it."""
+        text = existing_container(self._map(block_id), "text", LoroText)
+        length = 0 if text is None else text.len_unicode
+        if text is None or not (isinstance(start, int) and isinstance(end, int) and 0 <= start < end <= length):
+            raise invalid("range", "out_of_range", f"A range is start < end within the block's {length} characters.")
+        return text.get_cursor(start, Side.Left).encode(), text.get_cursor(end - 1, Side.Right).encode()
+
+    def anchored_range(self, start: bytes, end: bytes) -> tuple[int, int] | None:
+        """Where a range held by :meth:`text_anchor` is now; None when every character of it was
+        deleted (or the cursors are not this note's). A cursor's position is its character's
+        index, or where that character was once deleted (``update`` is then set)."""
+        try:
+            first = self._doc.get_cursor_pos(Cursor.decode(start)).current.pos
+            last = self._doc.get_cursor_pos(Cursor.decode(end))
+        except (KeyboardInterrupt, SystemExit, GeneratorExit):
+            raise
+        except BaseException:  # noqa: BLE001 — Loro raises a bare BaseException for an unknown cursor
+            return None
+        stop = last.current.pos + (1 if last.update is None else 0)
+        return (first, stop) if first < stop else None
 
     def index_of(self, block_id: str) -> int:
         position = self._block_index.positions().get(block_id)

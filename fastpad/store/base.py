@@ -44,6 +44,7 @@ from fastpad.store.publications import Publications
 from fastpad.store.audit import AuditLog
 from fastpad.store.team import TeamTables
 from fastpad.store.mentions import MentionTables
+from fastpad.store.comments import CommentTables
 from fastpad.store.records import (
     IdempotencyRecord,
     WorkspaceRow,
@@ -136,6 +137,11 @@ class WorkspaceTx(MemberRows, CredentialRows, NoteWrites):
     def mentions(self) -> MentionTables:
         """Each person's Inbox of mentions (fastpad/store/mentions.py)."""
         return MentionTables(self)
+
+    @cached_property
+    def comments(self) -> CommentTables:
+        """Comments on notes, threads with replies (fastpad/store/comments.py)."""
+        return CommentTables(self)
 
     @cached_property
     def oauth(self) -> OAuthGrants:

@@ -1,6 +1,7 @@
 """Statements for a person's Inbox of mentions: ``tx.mentions``.
 
-One row per (person, block) mentioning them (migration 25). Like every statement in
+One row per (person, block) mentioning them (migration 25), or per (person, comment) for a
+mention in a comment (migration 27). Like every statement in
 the store, each adds ``workspace_id = ?`` itself. A person's page is read newest first
 by id (a ULID, so creation order), keyset style: a page ends at an id and the next
 starts below it.
@@ -28,10 +29,11 @@ class MentionRow:
     origin: str  # the block's origin when the mention landed
     created_at: datetime
     read_at: datetime | None = None
+    comment_id: str | None = None  # a mention in this comment; None: in the block's text
 
 
 _COLUMNS = ("id, person_id, note_id, block_id, mentioned_by_kind, mentioned_by_id, token_id, origin, created_at,"
-            " read_at")
+            " read_at, comment_id")
 
 
 class MentionTables:
@@ -41,20 +43,25 @@ class MentionTables:
         self._ws = tx.workspace_id
 
     def insert_new(self, rows: list[MentionRow]) -> None:
-        """Insert each row whose (person, block) has none yet; the others are left as they are."""
+        """Insert each row whose (person, block) — or (person, comment), for a mention in a comment —
+        has none yet; the others are left as they are."""
         self._tx._w()
         d = self._d
-        self._tx._many(
-            f"INSERT INTO mentions (workspace_id, {_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
-            " ON CONFLICT (workspace_id, person_id, block_id) DO NOTHING",
-            [(self._ws, r.id, r.person_id, r.note_id, r.block_id, r.mentioned_by_kind, r.mentioned_by_id,
-              r.token_id, r.origin, d.ts(r.created_at), d.ts(r.read_at)) for r in rows],
-        )
+        for in_comment, target in ((False, "block_id) WHERE comment_id IS NULL"),
+                                   (True, "comment_id) WHERE comment_id IS NOT NULL")):
+            self._tx._many(
+                f"INSERT INTO mentions (workspace_id, {_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
+                f" ON CONFLICT (workspace_id, person_id, {target} DO NOTHING",
+                [(self._ws, r.id, r.person_id, r.note_id, r.block_id, r.mentioned_by_kind, r.mentioned_by_id,
+                  r.token_id, r.origin, d.ts(r.created_at), d.ts(r.read_at), r.comment_id)
+                 for r in rows if (r.comment_id is not None) == in_comment],
+            )
 
     def pairs_in_note(self, note_id: str) -> set[tuple[str, str]]:
         """(person, block) of every mention the note already has a row for."""
         return {(r[0], r[1]) for r in self._tx._x(
-            "SELECT person_id, block_id FROM mentions WHERE workspace_id = ? AND note_id = ?", (self._ws, note_id),
+            "SELECT person_id, block_id FROM mentions WHERE workspace_id = ? AND note_id = ? AND comment_id IS NULL",
+            (self._ws, note_id),
         ).fetchall()}
 
     def page(self, person_id: str, *, before_id: str | None, unread_only: bool, limit: int) -> list[MentionRow]:
@@ -98,4 +105,4 @@ class MentionTables:
         d = self._d
         return MentionRow(id=r[0], person_id=r[1], note_id=r[2], block_id=r[3], mentioned_by_kind=r[4],
                           mentioned_by_id=r[5], token_id=r[6], origin=r[7], created_at=d.ts_out(r[8]),
-                          read_at=d.ts_out(r[9]))
+                          read_at=d.ts_out(r[9]), comment_id=r[10])

@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from datetime import datetime
 
+from fastpad.knowledge.comments import AgentComment
 from fastpad.review.apply import BlockDiff
 from fastpad.review.landing import MINE, PROPOSAL, SUGGESTION
 from fastpad.review.merge import MergeConflict
@@ -188,8 +189,11 @@ def _describe(op: dict) -> str:
 
 # ---------------------------------------------------------------------- agent activity
 
+AGENT_COMMENT_SHOWN = 200  # characters of an agent's comment in the list
 
-def activity_page(items: Sequence[ActivityItem], csrf: str, *, message: str | None = None) -> Markup:
+
+def activity_page(items: Sequence[ActivityItem], csrf: str, *, comments: Sequence[AgentComment] = (),
+                  message: str | None = None) -> Markup:
     if not items:
         table = h('<p>Nothing landed unreviewed: every turn an agent landed on its own authority has been '
                   'reviewed. Proposals waiting for your decision are in the <a href="/inbox">Inbox</a>.</p>')
@@ -212,7 +216,23 @@ def activity_page(items: Sequence[ActivityItem], csrf: str, *, message: str | No
               "auto-applied — until you mark it reviewed or revert it.</p>"
               '<p>The tokens agents act under, their scopes and autonomy: '
               '<a href="/settings/tokens">Settings → Agents &amp; tokens</a>.</p>')
-    return layout("Agent activity", join([_message(message), intro, table]), signed_in=True, csrf=csrf)
+    return layout("Agent activity", join([_message(message), intro, table, _agent_comments(comments)]),
+                  signed_in=True, csrf=csrf)
+
+
+def _agent_comments(comments: Sequence[AgentComment]) -> Markup:
+    """The newest comments agents made (a token with notes:write comments without review: they are
+    not note content, and here a person sees what was said where)."""
+    if not comments:
+        return h("<h2>Comments by agents</h2><p>No agent has commented on a note.</p>")
+    rows = join(h(
+        '<tr><td>{who}</td><td><a href="/notes/{note}#comment-{id}">{title}</a></td><td>{body}</td><td>{at}</td></tr>',
+        who=c.agent_name or "a removed agent", note=c.row.note_id, id=c.row.id,
+        title=c.note_title if c.note_title is not None else "(in the trash)",
+        body=c.row.body[:AGENT_COMMENT_SHOWN] + ("…" if len(c.row.body) > AGENT_COMMENT_SHOWN else ""),
+        at=_when(c.row.created_at)) for c in comments)
+    return h("<h2>Comments by agents</h2><table><thead><tr><th>Who</th><th>Note</th><th>Comment</th><th>When</th>"
+             "</tr></thead><tbody>{}</tbody></table>", rows)
 
 
 # ---------------------------------------------------------------------- settings: agents & tokens

@@ -228,10 +228,11 @@ async def _render_activity(request: Request, session: tuple[Principal, str], *, 
     principal, session_id = session
     try:
         items = await run_in_threadpool(request.app.state.deployment.review.activity, principal)
+        comments = await run_in_threadpool(request.app.state.deployment.comments.by_agents, principal)
     except FastpadError as exc:
         return refusal_page(str(exc), exc.status)
     csrf = request.app.state.deployment.people.csrf_token(session_id)
-    return html_page(pages.activity_page(items, csrf, message=message), status)
+    return html_page(pages.activity_page(items, csrf, comments=comments, message=message), status)
 
 
 @router.post("/agent-activity/{turn_id}/reviewed")

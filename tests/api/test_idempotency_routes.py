@@ -149,6 +149,12 @@ class World:
         self.ok(other.post("/v1/notes", json={"blocks": [{"text": f"[@Me](/people/{me}) look"}]}))
         return self.ok(self.session.get("/v1/inbox/mentions"))["items"][0]["id"]
 
+    def comment(self) -> str:
+        """A thread of the session's person on a new note: its id."""
+        note = self.note()
+        return self.ok(self.session.post(f"/v1/notes/{note['id']}/comments", json={
+            "body": "A remark.", "blockId": note["blocks"][0]["id"]}))["id"]
+
     def ops(self, note_id: str, text: str) -> dict:
         """A person's edit as the editor sends it: the Loro update since the note's frontier."""
         updates = self.session.get(f"/v1/notes/{note_id}/updates")
@@ -329,6 +335,14 @@ EXAMPLES: dict[tuple[str, str], Callable[[World], Example]] = {
     ("patch", "/v1/inbox/mentions/{mention_id}"): _with_body(
         session, lambda w: f"/v1/inbox/mentions/{w.mention()}", lambda w: {"read": True}, lambda b: {"read": False}),
     ("post", "/v1/inbox/mentions:read-all"): _on(session, lambda w: "/v1/inbox/mentions:read-all"),
+    ("post", "/v1/notes/{note_id}/comments"): lambda w: (lambda note: _with_body(
+        session, lambda w: f"/v1/notes/{note['id']}/comments",
+        lambda w: {"body": unique("Remark "), "blockId": note["blocks"][0]["id"]}, renamed("body"))(w))(w.note()),
+    ("patch", "/v1/comments/{comment_id}"): _with_body(session, lambda w: f"/v1/comments/{w.comment()}",
+                                                       lambda w: {"body": unique("Edited ")}, renamed("body")),
+    ("delete", "/v1/comments/{comment_id}"): _on(session, lambda w: f"/v1/comments/{w.comment()}"),
+    ("post", "/v1/comments/{comment_id}/resolve"): _on(session, lambda w: f"/v1/comments/{w.comment()}/resolve"),
+    ("post", "/v1/comments/{comment_id}/reopen"): _on(session, lambda w: f"/v1/comments/{w.comment()}/reopen"),
     ("post", "/v1/ask"): _with_body(lambda w: w.cli, lambda w: "/v1/ask",
                                     lambda w: {"question": f"What does {w.note('The keyed answer.')['id']} say?"},
                                     renamed("question")),
@@ -350,11 +364,12 @@ def _takes_header_key(operation: dict) -> bool:
 
 
 def _another_object(call: Call, template: str) -> Call:
-    """The same call on an object that was never the first one's: its last path parameter swapped."""
+    """The same call on an object that was never the first one's: its last path parameter swapped
+    (an action spelled after it, as in ``{comment_id}/resolve``, kept)."""
     last = template.rstrip("/").split("/")
     index = max(i for i, part in enumerate(last) if part.startswith("{"))
     parts = call.path.split("/")
-    parts[index] = new_id()
+    parts[index] = new_id() + last[index].split("}", 1)[1]
     return replace(call, path="/".join(parts))
 
 

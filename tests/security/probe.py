@@ -80,7 +80,7 @@ def _slots(aim: Aim) -> dict[str, str]:
     estate = aim.estate
     return {"note_id": aim.note.id, "block_id": aim.note.blocks[-1], "turn_id": estate.turn, "link_id": estate.link,
             "collection_id": estate.collection, "topic": estate.topic, "import_id": estate.import_id,
-            "name": estate.kind, "term": estate.term}
+            "name": estate.kind, "term": estate.term, "comment_id": estate.comment}
 
 
 @dataclass(frozen=True)
@@ -305,6 +305,18 @@ ROUTES: dict[str, Route] = {
                                                               lambda aim: {"role": "owner"}), person_only=PERSON),
     "DELETE /v1/members/{person_id}": Route(WRITE, THING, send("DELETE", f"/v1/members/{new_id()}"),
                                             person_only=PERSON),
+    # Comments (routes/comments.py): an agent reads them through fastpad_fetch only; with notes:write it
+    # comments, resolves and reopens, and gets back its own comments only, never the text a range quotes;
+    # another's comment it neither edits nor deletes.
+    "GET /v1/notes/{note_id}/comments": Route(READ, NOTE, get("/v1/notes/{note_id}/comments"), person_only=PERSON),
+    "POST /v1/notes/{note_id}/comments": Route(WRITE, NOTE, send("POST", "/v1/notes/{note_id}/comments", lambda aim: {
+        "body": "An agent's remark", "blockId": aim.note.blocks[-1]})),
+    "PATCH /v1/comments/{comment_id}": Route(WRITE, THING, send("PATCH", "/v1/comments/{comment_id}", lambda aim: {
+        "body": "An agent's rewrite"}), answer=POLICY_DENIED),
+    "DELETE /v1/comments/{comment_id}": Route(WRITE, THING, send("DELETE", "/v1/comments/{comment_id}"),
+                                              answer=POLICY_DENIED),
+    "POST /v1/comments/{comment_id}/resolve": Route(WRITE, THING, send("POST", "/v1/comments/{comment_id}/resolve")),
+    "POST /v1/comments/{comment_id}/reopen": Route(WRITE, THING, send("POST", "/v1/comments/{comment_id}/reopen")),
     # A person's Inbox of mentions: no agent has one, or reads or marks anyone's.
     "GET /v1/inbox/mentions": Route(READ, request=get("/v1/inbox/mentions"), person_only=PERSON,
                                     exceptions={NAMED_ELSEWHERE: ANSWERS}),

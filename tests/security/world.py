@@ -72,6 +72,7 @@ class Estate:
     collection: str
     topic: str  # the vault note as a memory topic
     import_id: str
+    comment: str  # a person's comment on the vault note's text (its quote holds the secret)
 
     @property
     def vault_title(self) -> str:
@@ -84,7 +85,8 @@ class Estate:
         named = {f"the {name} note": note.id for name, note in notes.items()}
         named |= {f"block {i} of the {name} note": block for name, note in notes.items()
                   for i, block in enumerate(note.blocks)}
-        named |= {"the turn": self.turn, "the edge": self.link, "the import": self.import_id}
+        named |= {"the turn": self.turn, "the edge": self.link, "the import": self.import_id,
+                  "the comment": self.comment}
         return {f"{ID_OUT_OF_REACH}: {name}": value for name, value in named.items()}
 
 
@@ -165,8 +167,12 @@ def furnish(deployment: Deployment, owner: Principal) -> Estate:
     imports = ImportService(deployment.store, deployment.notes, deployment.types,
                             spool_dir=deployment.data_dir / "imports")
     upload = imports.begin_upload(owner, size=64, label=f"{marker}.zip")
+    secret_block = vault.blocks[-1]
+    comment = deployment.comments.create(owner, vault.id, block_id=secret_block, start=0,
+                                         end=len(deployment.notes.get(owner, vault.id).blocks[-1]["text"]),
+                                         body=f"Remark {marker}")
     return Estate(owner.workspace_id, term, marker, kind, vault, capture, agent_note, turn, link.id,
-                  collection.row.id, topic.name, upload.id)
+                  collection.row.id, topic.name, upload.id, comment.first.id)
 
 
 def _propose(deployment: Deployment, agent: Principal, note: Note, text: str) -> str:

@@ -11,6 +11,7 @@ import psycopg
 import pytest
 
 from fastpad.errors import NotFound
+from fastpad.knowledge.comments import CommentService
 from fastpad.notes import Block
 from fastpad.notes.mentions import person_mention
 from fastpad.store import Actor, NoteWrite
@@ -31,6 +32,7 @@ WORKSPACE_TABLES = [
     "audit_log",
     "invitations",
     "mentions",
+    "comments",
 ]
 
 
@@ -88,6 +90,20 @@ def test_services_never_cross_workspaces(two) -> None:
         svc.notes.get(outsider, note_b.id)
 
 
+def test_comments_never_cross_workspaces(two) -> None:
+    svc, a, b, note_a, note_b = two
+    comments = CommentService(svc.store)
+    thread = comments.create(b.owner, note_b.id, block_id=note_b.blocks[0]["id"], body="B's remark")
+    with svc.store.read(a.id) as tx:
+        assert tx.comments.get(thread.first.id) is None and tx.comments.in_note(note_b.id) == []
+    for attempt in (lambda: comments.threads(a.owner, note_b.id),
+                    lambda: comments.create(a.owner, note_b.id, thread_id=thread.first.id, body="A's reply"),
+                    lambda: comments.resolve(a.owner, thread.first.id, resolved=True)):
+        with pytest.raises(NotFound):
+            attempt()
+    assert [t.resolved for t in comments.threads(b.owner, note_b.id)] == [False]
+
+
 def test_no_transaction_without_a_workspace(store) -> None:
     for bad in (None, ""):
         with pytest.raises(ValueError):
@@ -105,6 +121,7 @@ def pg_two(pg_store, fast_hasher):
     bea = svc.people.create_person(a.id, "bea@example.com", display_name="Bea")  # mentioned: a row in `mentions`
     note_a = svc.notes.create(a.owner, blocks=[Block(None, "paragraph", f"alpha {person_mention(bea.id, 'Bea')}")])
     note_b = svc.notes.create(b.owner, blocks=[Block(None, "paragraph", "beta")])
+    CommentService(pg_store).create(a.owner, note_a.id, block_id=note_a.blocks[0]["id"], body="a row in `comments`")
     svc.tokens.create(a.id, scopes=["notes:read"])
     session, _ = svc.people.create_session(a.owner)
     return svc, a, b, note_a, note_b
@@ -117,6 +134,7 @@ def test_postgres_raw_query_without_a_workspace_returns_zero_rows(pg_two) -> Non
     with psycopg.connect(store.owner_url) as owner:
         assert owner.execute("SELECT count(*) FROM notes").fetchone()[0] == 2
         assert owner.execute("SELECT count(*) FROM mentions").fetchone()[0] == 1
+        assert owner.execute("SELECT count(*) FROM comments").fetchone()[0] == 1
     # ...but the application role, without app.workspace_id, sees none of them, in any table.
     with psycopg.connect(store.app_conninfo, autocommit=True) as app:
         assert app.execute("SELECT current_user").fetchone()[0] == store.app_role

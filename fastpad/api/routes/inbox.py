@@ -37,10 +37,12 @@ class MentionOut(BaseModel):
     id: str
     note_id: str
     block_id: str
+    comment_id: str | None = Field(description="the comment the mention is in; null: in the block's text")
     note_title: str | None = Field(description="null: the note is in the trash")
-    excerpt: str | None = Field(description="the mentioning block's text now (its first 240 characters); "
-                                            "null: the block was deleted since")
-    url: str = Field(description="the app's address of the block: /notes/{note_id}#{block_id}")
+    excerpt: str | None = Field(description="the mentioning block's (or comment's) text now (its first 240 "
+                                            "characters); null: deleted since")
+    url: str = Field(description="the app's address of the block, /notes/{note_id}#{block_id}, or of the comment, "
+                                 "/notes/{note_id}#comment-{comment_id}")
     mentioned_by: MentionerOut
     origin: str = Field(description="the block's origin when the mention landed (human_typed, agent_accepted…)")
     created_at: str

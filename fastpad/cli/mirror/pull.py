@@ -10,7 +10,9 @@ Nothing is overwritten that was edited here since the last pull or push —
 unless ``--force``: the pull then refuses as a whole (exit 5) and names the
 files, before writing anything. A note unchanged on the server is not
 fetched, and its file is left alone even if it was edited. A collection a note embeds is
-written as the view's definition and link, never its rows (``mirror/views.py``).
+written as the view's definition and link, never its rows (``mirror/views.py``). A note's
+comment threads, for a person, go beside its file as ``<file stem>.comments.json``
+(``mirror/comments.py``), rewritten at every pull: a comment changes no frontier.
 """
 
 from __future__ import annotations
@@ -20,6 +22,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from fastpad.cli.mirror.comments import comments_path, write_beside
 from fastpad.cli.mirror.manifest import Mirror
 from fastpad.cli.mirror.names import file_name
 from fastpad.cli.mirror.views import describe, has_embeds, view_lines
@@ -92,6 +95,8 @@ def pull(api: Any, root: Path, *, force: bool, dry_run: bool) -> dict[str, Any]:
         markdown = describe(note["markdown"], lines) if note_id in embedding else note["markdown"]
         mirror.record(note_id, file_name(note["title"], note_id), markdown, note["frontier"])
     for note_id in plan.remove:
+        comments_path(mirror.path(mirror.notes[note_id].file)).unlink(missing_ok=True)
         mirror.forget(note_id)
+    write_beside(mirror, listed)  # every note's: a comment changes no frontier
     mirror.save(api.base_url)
     return summary

@@ -8,7 +8,8 @@ unanchored paragraph that completes its anchored neighbour a split. A
 changed frontmatter changes the note's title, types or properties. A
 Markdown file no note owns yet becomes a new note, keeping its anchors
 except those another note holds (a copied file's), which the server gives
-fresh ids and the push reports.
+fresh ids and the push reports; its ``.comments.json`` beside it (an export's,
+``mirror/comments.py``) restores the note's comment threads once the note is created.
 
 Sending a note's edits: fetch its Loro updates (person credentials only),
 check the note is still at the pulled frontier (else ``stale-frontier``,
@@ -31,6 +32,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from fastpad.cli.client import RemoteProblem, ServerUnreachable
+from fastpad.cli.mirror.comments import restore as restore_comments
 from fastpad.cli.mirror.manifest import Entry, Mirror, sha256, write_atomically
 from fastpad.cli.mirror.names import file_name
 from fastpad.cli.mirror.views import describe, descriptions_in, undescribed
@@ -261,11 +263,12 @@ def _send(api: Any, mirror: Mirror, record: dict[str, Any], outcome: PushOutcome
     if record["kind"] == "create" and "new_note" in answer:  # an agent's note waits for review
         outcome.proposed.append({"file": record["file"], "turn_id": answer["id"], "review_url": answer["review_url"]})
     else:
-        _written_back(mirror, record, answer, outcome)
+        _written_back(api, mirror, record, answer, outcome)
     mirror.journal_done(record["key"])
 
 
-def _written_back(mirror: Mirror, record: dict[str, Any], answer: dict[str, Any], outcome: PushOutcome) -> None:
+def _written_back(api: Any, mirror: Mirror, record: dict[str, Any], answer: dict[str, Any],
+                  outcome: PushOutcome) -> None:
     """Record what the server now holds; rewrite the file unless it was edited again meanwhile."""
     path = mirror.path(record["file"])
     untouched = path.exists() and sha256(path.read_bytes()) == record["file_sha256"]
@@ -280,6 +283,10 @@ def _written_back(mirror: Mirror, record: dict[str, Any], answer: dict[str, Any]
     pushed = {"file": name if untouched else record["file"], "note_id": note_id, "kind": record["kind"]}
     if record["kind"] == "create":
         pushed["reassigned_block_ids"] = answer["reassigned_block_ids"]
+    if record["kind"] == "create":  # Fastpad's own export pushed elsewhere: its comments come too
+        restored = restore_comments(api, path, answer, mirror.path(name if untouched else record["file"]))
+        if restored:
+            pushed["comments_restored"] = restored
     if untouched:
         markdown = describe(markdown, descriptions_in(path.read_text(encoding="utf-8")).get)
         mirror.record(note_id, name, markdown, frontier)

@@ -5,18 +5,24 @@ credential, note and version; five minutes) and the frontier a proposal is made 
 
 A collection embedded in a note (a ``fastpad-collection`` block) stays that block in the
 Markdown, and ``collections`` gives each one's definition and link — never its rows, which
-are a question asked now (``fastpad_query`` with that query), not part of the note."""
+are a question asked now (``fastpad_query`` with that query), not part of the note.
+
+``comments`` (Markdown mode) holds the note's open comment threads at the call's floor, fenced
+as data like the note: a person's comments, an agent's only at a floor admitting unreviewed
+agent text, a thread's quoted text only when its block is shown (fastpad/knowledge/comments.py)."""
 
 from __future__ import annotations
 
 from typing import Any
 
 from fastpad.errors import NotFound, OutOfScope
+from fastpad.knowledge.comments import threads_as_text
 from fastpad.knowledge.hidden import outside_note_set
 from fastpad.knowledge.trust import filter_blocks
 from fastpad.mcp import schemas as s
 from fastpad.mcp.tool import Call, NoteBody, ToolOutput, ToolSpec
 from fastpad.mcp.tools.limits import FETCH_MAX_NOTES
+from fastpad.outbound.fence import fence_note
 from fastpad.security.scopes import NOTES_READ
 
 
@@ -66,8 +72,20 @@ def _read(call: Call, note_id: str, *, digest: bool, with_handles: bool) -> Note
     if digest:
         members.update({"types": list(types), "properties": dict(properties)})
         read = []  # a digest carries no prose to copy
+    else:
+        members.update(_open_comments(call, note_id, blocks))
     return NoteBody(note_id, title, blocks, frontier=frontier, types=tuple(types), properties=properties,
                     handles=handles, members=members, read=read, digest=digest)
+
+
+def _open_comments(call: Call, note_id: str, blocks: list[dict[str, Any]]) -> dict[str, str]:
+    """The note's open comments at the call's floor, as text fenced like note content (a comment
+    is data someone wrote, never instructions); the outbound path masks it with the rest."""
+    admitted = {b["id"] for b in filter_blocks(blocks, call.floor)}
+    threads = call.deployment.comments.open_for_reader(call.principal, note_id, call.floor, admitted)
+    if not threads:
+        return {}
+    return {"comments": fence_note(note_id, "open comments", threads_as_text(threads))}
 
 
 TOOL = ToolSpec(

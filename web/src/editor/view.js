@@ -47,7 +47,7 @@ export class EditorView {
     this.trigger = null; // {kind: "block" | "link" | "mention", blockId, start}
     this.fillRun = null; // the rendering of a long note's later groups, while it goes on
     this.readOnly = false;
-    this.annotate = null; // the page's marks on blocks (setAnnotations)
+    this.annotators = new Map(); // the page's marks on blocks, by who sets them (setAnnotations)
     this.undo = new UndoManager(model.doc, { mergeInterval: 600, maxUndoSteps: 500 });
     this.selection = new HeldSelection(model, {
       root,
@@ -234,15 +234,16 @@ export class EditorView {
   // What the page shows on a block besides the block itself — a provenance mark in the margin,
   // a proposal waiting on it — never part of the note: `annotate(id)` gives the elements for a
   // block (fresh ones each call), and the editor keeps them on the block through re-renders and
-  // takes no keystroke, paste or drop from inside them.
-  setAnnotations(annotate) {
-    this.annotate = annotate;
+  // takes no keystroke, paste or drop from inside them. Each `source` (a proposal's review, the
+  // comments) keeps its own function; a block shows what all of them give.
+  setAnnotations(annotate, source = "review") {
+    this.annotators.set(source, annotate);
     for (const [id, { element }] of this.rendered) this._annotate(element, id);
   }
 
   _annotate(element, id) {
     for (const old of element.querySelectorAll(":scope > .annotation")) old.remove();
-    for (const node of this.annotate?.(id) ?? []) {
+    for (const node of [...this.annotators.values()].flatMap((annotate) => annotate(id) ?? [])) {
       node.classList.add("annotation");
       node.contentEditable = "false";
       element.appendChild(node);

@@ -1,10 +1,12 @@
 // One note: its title, types and properties, the block editor, what agents propose for it and
 // which of its text no person ratified (note_review.js), its backlinks (each with the sentence
-// that makes the link), archive / trash / restore, and publish / unpublish.
+// that makes the link), its comments (note_comments.js), archive / trash / restore, and
+// publish / unpublish.
 import { EditorView } from "../../editor/view.js";
 import { NoteProperties } from "./note_properties.js";
 import { NoteReview } from "./note_review.js";
 import { BlockAuthor } from "./block_author.js";
+import { NoteComments } from "./note_comments.js";
 import { noteTitle } from "./note_title.js";
 import { CollectionView, EMBED_LANGUAGE } from "../collection_view.js";
 import { NoteSync } from "../../sync/note_sync.js";
@@ -72,6 +74,7 @@ export class NotePage {
     this.embeds?.forEach((view) => view.close());
     this.unlistenIndex?.();
     this.review?.close();
+    this.comments?.close();
     window.removeEventListener("beforeunload", this._beforeUnload);
   }
 
@@ -88,7 +91,8 @@ export class NotePage {
     this.waiting = el("div", { class: "proposals-here", "aria-label": "Proposals for this note" });
     const host = el("div", { class: "editor-host" });
     this.backlinks = el("section", { class: "backlinks", "aria-label": "Backlinks" });
-    app.show(this.model.title || "Untitled", el("article", { class: "note" }, el("div", { class: "note-head" }, this.title, this.meta, this.actions), this.banner, this.waiting, host, this.backlinks));
+    const beside = el("div", { class: "note-with-comments" });
+    app.show(this.model.title || "Untitled", el("article", { class: "note" }, el("div", { class: "note-head" }, this.title, this.meta, this.actions), this.banner, this.waiting, beside, this.backlinks));
     this.embeds = new Set();
     this.editor = new EditorView(host, this.model, { noteId: this.noteId, findNotes: (query) => this._findNotes(query), findMentions: (query) => this._findMentions(query), embed: (block) => this._embed(block) });
     this._renderMeta();
@@ -96,6 +100,8 @@ export class NotePage {
     this._loadBacklinks();
     this._loadPublication();
     this.review = new NoteReview(app, this.noteId, this.waiting, this.editor);
+    this.comments = new NoteComments(app, this.noteId, this.editor, host);
+    fill(beside, host, this.comments.element);
     this.blockAuthor = new BlockAuthor(app.api, app.people, this.noteId, host);
     this.actions.after(this.blockAuthor.element);
     // A link to one block (a proposal's source, say): that block, in view, with the caret in it.
@@ -135,6 +141,7 @@ export class NotePage {
     }
     this._loadBacklinks();
     this.review.reloadSoon();
+    this.comments.reloadSoon(); // where a text comment's range is now
   }
 
   _renderMeta() {
