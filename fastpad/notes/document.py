@@ -391,9 +391,10 @@ class NoteDocument:
         """Whether this note holds every op of ``frontier`` (a malformed string raises)."""
         return self._doc.frontiers_to_vv(decode_frontier(frontier)) is not None
 
-    def at(self, frontier: str) -> NoteDocument:
-        """An independent copy of the note as it was at ``frontier``, with its own peer id."""
-        return NoteDocument(self._doc.fork_at(self._known(frontier, field="frontier")))
+    def at(self, frontier: str, *, field: str = "frontier") -> NoteDocument:
+        """An independent copy of the note as it was at ``frontier``, with its own peer id
+        (``field`` names the frontier in the error for one that is malformed or unknown)."""
+        return NoteDocument(self._doc.fork_at(self._known(frontier, field=field)))
 
     def compare(self, a: str, b: str) -> Comparison:
         """How version ``a`` relates to ``b``: equal, before, after, or concurrent."""
