@@ -22,12 +22,14 @@ from datetime import datetime, timedelta
 from typing import Any
 
 from fastpad.errors import FieldError, NotFound, PolicyDenied, ValidationFailed
+from fastpad.knowledge.block_identity import changed_block_ids
 from fastpad.knowledge.note_core import visible_note
 from fastpad.knowledge.notes import NoteService
+from fastpad.knowledge.persons_save import PersonsSave, block_provenance
 from fastpad.notes import Block, NoteDocument, serialize_markdown
 from fastpad.notes.diff import apply_block_changes, diff_blocks
 from fastpad.notes.frontier import decode_frontier
-from fastpad.notes.provenance import Origin, Provenance, ReviewState
+from fastpad.notes.provenance import Provenance
 from fastpad.security.principals import Principal
 from fastpad.security.scopes import NOTES_READ, NOTES_WRITE
 from fastpad.store import Store
@@ -183,28 +185,34 @@ class NoteHistory:
     def restore(self, principal: Principal, note_id: str, at: str, *, block_id: str | None = None) -> dict[str, Any]:
         """Make the note read as it did at ``at`` — the whole note (blocks, title, types,
         properties), or only ``block_id`` — as one new change by ``principal``; history keeps
-        everything in between. The restored blocks are the restorer's: a person's deliberate
-        choice of text they were shown, as an accept is (human_accepted, their origin kept).
-        Returns the note's new frontier (unchanged when it already read so)."""
+        everything in between. The restored blocks take their provenance by the rule of a
+        person's save (:class:`PersonsSave`), as if the person had typed that text back: an
+        agent's block that is still there stays the agent's. Returns the note's new frontier
+        (unchanged when it already read so)."""
         if not principal.is_person:
             raise PolicyDenied(detail="restoring a version is a person's edit; an agent proposes the text instead",
                                extra={"reason": "agents_propose", "note_id": note_id},
                                next_call=f"POST /v1/notes/{note_id}/proposals")
         principal.require(NOTES_WRITE)
         decode_frontier(at, field="at")
-        stamp = Provenance(Origin(principal.actor().origin), ReviewState.HUMAN_ACCEPTED)
-
-        def edit(doc: NoteDocument) -> None:
-            then = doc.at(at, field="at")
-            if block_id is None:
-                apply_block_changes(doc, diff_blocks(doc.blocks(), then.blocks(), keep_ids=True))
-                if doc.meta != then.meta:
-                    doc.set_meta(then.meta)
-            else:
-                _restore_block(doc, then, block_id, note_id)
-
         with self.store.write(principal.workspace_id) as tx:
-            result = self.notes.apply_edit(tx, principal, note_id, edit, stamp=stamp, kind=RESTORE_KIND)
+            visible_note(tx, principal, note_id)
+            before = tx.blocks(note_id)
+            current = {b.block_id: block_provenance(b) for b in before}
+
+            def edit(doc: NoteDocument) -> dict[str, Provenance]:
+                then = doc.at(at, field="at")
+                if block_id is None:
+                    apply_block_changes(doc, diff_blocks(doc.blocks(), then.blocks(), keep_ids=True))
+                    if doc.meta != then.meta:
+                        doc.set_meta(then.meta)
+                else:
+                    _restore_block(doc, then, block_id, note_id)
+                persons_save = PersonsSave(tx, principal, note_id, doc, current, before)
+                return {changed: persons_save.stamp(changed) for changed in changed_block_ids(before, doc.blocks())}
+
+            result = self.notes.apply_edit(tx, principal, note_id, edit, kind=RESTORE_KIND,
+                                           stamp=Provenance.for_write(principal.origin))
         return {"note_id": note_id, "frontier": result.frontier_after, "restored_from": at, "block_id": block_id,
                 "changed": result.frontier_after != result.frontier_before}
 

@@ -191,6 +191,17 @@ def test_an_agents_change_names_its_proposal_and_agents_neither_read_history_nor
     assert newest["proposal"]["id"] == turn.json()["id"]
     assert newest["blocks_touched"] == turn.json()["landed_block_ids"]
 
+    # A person who restores the agent's words does not make them their own: the rule of a save holds.
+    (theirs,) = turn.json()["landed_block_ids"]
+    landed = newest["frontier"]
+    save(owner, note, lambda doc: doc.replace_text(theirs, "Theirs, edited."))
+    restored = owner.post(f"/v1/notes/{note}/history:restore", json={"at": landed, "block_id": theirs})
+    assert restored.status_code == 200 and restored.json()["changed"], restored.text
+    block = owner.get(f"/v1/notes/{note}/blocks/{theirs}").json()
+    assert (block["text"], block["origin"], block["review_state"]) == ("Theirs.", "agent_written", "unreviewed")
+    newest = owner.get(f"/v1/notes/{note}/history").json()["sessions"][0]
+    assert newest["restore"] and newest["author"]["kind"] == "person"
+
     for answer in (agent.client.get(f"/v1/notes/{note}/history"),
                    agent.client.get(f"/v1/notes/{note}", params={"at": first}),
                    agent.client.post(f"/v1/notes/{note}/history:restore", json={"at": first})):
