@@ -155,18 +155,17 @@ class NoteHistory:
                 if batch:
                     before = batch[-1].seq
         assert row.snapshot is not None
-        doc = NoteDocument.load(row.snapshot)
         page, following = groups[:limit], groups[limit] if len(groups) > limit else None
-        starts = [g[0].frontier for g in groups[1:]] + [None]  # each session starts where the older one ended
-        versions: dict[str | None, dict[str, tuple[Any, ...]]] = {None: {}}
+        # Each session starts where the older one ended; the oldest of all at an empty note.
+        ends = [group[0].frontier for group in page]
+        start = None if following is None else following[0].frontier
+        walked = NoteDocument.load(row.snapshot).blocks_at_each(ends + ([] if start is None else [start]))
+        versions = [{b.id: _content(b) for b in blocks} for blocks in walked] + ([{}] if start is None else [])
         sessions = []
-        for group, start in zip(page, starts):
-            for frontier in (group[0].frontier, start):
-                if frontier not in versions:
-                    versions[frontier] = {b.id: _content(b) for b in doc.at(frontier).blocks()}
-            after, prior = versions[group[0].frontier], versions[start]
-            touched = [i for i in after if after[i] != prior.get(i)] + [i for i in prior if i not in after]
-            sessions.append(Session(group, start, touched))
+        for i, group in enumerate(page):
+            after, prior = versions[i], versions[i + 1]
+            touched = [b for b in after if after[b] != prior.get(b)] + [b for b in prior if b not in after]
+            sessions.append(Session(group, ends[i + 1] if i + 1 < len(page) else start, touched))
         next_cursor = None if following is None else _encode_cursor(page[-1][-1].seq)
         return Timeline(note_id, sessions, next_cursor)
 
