@@ -15,13 +15,15 @@ from fastpad.api.openapi import problems
 from fastpad.api.routes.common import Authenticated, json_response, mutate_with, nowhere
 from fastpad.api.schemas import IdempotencyKey, Ulid, _Strict
 from fastpad.knowledge.note_history import MAX_PAGE
+from fastpad.notes.frontier import PATTERN as FRONTIER_PATTERN
 
 router = APIRouter(prefix="/v1/notes", tags=["notes"])
 NoteParam = Annotated[Ulid, Path(description="the note's ULID")]
 
 
 class RestoreIn(_Strict):
-    at: str = Field(description='the version to restore: a frontier ("fp1:…") from the timeline or a write')
+    at: str = Field(description='the version to restore: a frontier ("fp1:…") from the timeline or a write',
+                    pattern=FRONTIER_PATTERN)
     block_id: Ulid | None = Field(default=None, description="restore only this block (as it was at `at`)")
     idempotencyKey: IdempotencyKey | None = None
 

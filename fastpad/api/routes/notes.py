@@ -38,6 +38,7 @@ from fastpad.api.schemas import (
 )
 from fastpad.errors import FastpadError, FieldError, ValidationFailed
 from fastpad.knowledge.note_reads import MAX_FOLDER
+from fastpad.notes.frontier import PATTERN as FRONTIER_PATTERN
 from fastpad.notes import Block
 from fastpad.review.turns import Turn
 
@@ -235,7 +236,8 @@ def _summary(item: Any) -> dict[str, Any]:
                                "never had (unknown_frontier)")},
 )
 def get_note(request: Request, note_id: NoteId, caller: Authenticated,
-             at: Annotated[str | None, Query(description="a frontier (\"fp1:…\") from the note's history")] = None,
+             at: Annotated[str | None, Query(description="a frontier (\"fp1:…\") from the note's history",
+                                             pattern=FRONTIER_PATTERN)] = None,
              ) -> Response:
     representation = choose(request.headers.get("accept"), [JSON, MARKDOWN])
     if caller.elsewhere:
