@@ -211,3 +211,22 @@ def test_an_agents_change_names_its_proposal_and_agents_neither_read_history_nor
                    agent.client.post(f"/v1/notes/{note}/history:restore", json={"at": first})):
         assert_problem(answer, 403, "policy-denied", server.base_url)
     assert owner.get(f"/v1/notes/{note}/history").json()["sessions"][0] == newest  # nothing restored
+
+
+def test_a_viewer_reads_history_and_restores_nothing(server: Server, owner: httpx.Client) -> None:
+    from fastpad.deployment import open_deployment
+
+    email, password = f"viewer-{new_id()[-6:].lower()}@example.com", "viewer-password-1"
+    with open_deployment(server.data_dir, pool_size=1) as deployment:
+        deployment.people.create_person(server.workspace_id, email, password=password, role="viewer")
+    created = owner.post("/v1/notes", json={"title": "Read me", "blocks": [{"text": "First."}]}).json()
+    save(owner, created["id"], lambda doc: doc.replace_text(doc.blocks()[0].id, "Second."))
+    with server.client() as viewer:
+        answer = viewer.post("/v1/session", json={"email": email, "password": password})
+        viewer.headers["x-csrf-token"] = answer.json()["csrf_token"]
+        assert viewer.get(f"/v1/notes/{created['id']}/history").status_code == 200
+        first = viewer.get(f"/v1/notes/{created['id']}", params={"at": created["frontier"]}, headers=MARKDOWN)
+        assert first.status_code == 200 and "First." in first.text
+        refused = viewer.post(f"/v1/notes/{created['id']}/history:restore", json={"at": created["frontier"]})
+        assert refused.status_code == 403, refused.text
+    assert owner.get(f"/v1/notes/{created['id']}").json()["blocks"][0]["text"] == "Second."
