@@ -26,6 +26,7 @@ from fastpad.knowledge.changes import ChangeFeedService
 from fastpad.knowledge.graph import GraphService
 from fastpad.knowledge.block_review import BlockReview
 from fastpad.knowledge.history import HistoryService
+from fastpad.knowledge.note_history import NoteHistory
 from fastpad.knowledge.memory import MemoryService
 from fastpad.knowledge.comments import CommentService
 from fastpad.knowledge.mentions import InboxService
@@ -115,6 +116,7 @@ class Deployment:
     changes: ChangeFeedService = field(init=False)
     graph: GraphService = field(init=False)
     history: HistoryService = field(init=False)
+    note_history: NoteHistory = field(init=False)
     block_review: BlockReview = field(init=False)
     memory: MemoryService = field(init=False)
     trash: TrashService = field(init=False)
@@ -145,6 +147,7 @@ class Deployment:
         self.changes = ChangeFeedService(self.store)
         self.graph = GraphService(self.store)
         self.history = HistoryService(self.store)
+        self.note_history = NoteHistory(self.store, self.notes)
         self.block_review = BlockReview(self.store, self.notes)
         self.memory = MemoryService(self.store, self.notes)
         days = self.config.get("trash_retention_days")  # fastpad.json may set it: purge that long after trashing

@@ -19,7 +19,7 @@ from fastpad.api.limits import Limits
 from fastpad.api.ratelimit import InMemoryRateLimiter
 from fastpad.api.timing import ServerTimingMiddleware
 from fastpad.api.routes import links, meta, notes, session
-from fastpad.api.routes import block_history, calendar, changes, memory
+from fastpad.api.routes import block_history, calendar, changes, memory, note_history
 from fastpad.api.routes import search
 from fastpad.api.routes import agents, ask, capture, device
 from fastpad.api.routes import turns
@@ -107,7 +107,8 @@ def create_app(deployment: Any, *, base_url: str, limits: Limits | None = None) 
     app.include_router(typed.router)  # types, typed properties, structured query, collections
     for router in (device.router, capture.router, ask.router, agents.router):  # fp login, capture, ask, agents
         app.include_router(router)
-    for router in (changes.router, block_history.router, calendar.router, memory.router):  # feed, history, …
+    for router in (changes.router, block_history.router, note_history.router, calendar.router,
+                   memory.router):  # feed, block history, note history, …
         app.include_router(router)
     app.include_router(export.router)  # the whole workspace in one read, for fp pull
     app.include_router(publishing.router)  # publish, unpublish, and the public pages anyone reads

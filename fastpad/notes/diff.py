@@ -12,11 +12,14 @@ editor.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Literal, Sequence
+from typing import TYPE_CHECKING, Literal, Sequence
 
 from fastpad.notes.blocks import Block
 from fastpad.notes.ids import new_id
 from fastpad.notes.markdown import canonical_form
+
+if TYPE_CHECKING:
+    from fastpad.notes.document import NoteDocument
 
 ChangeKind = Literal["edit", "delete", "insert", "move", "split"]
 
@@ -39,11 +42,13 @@ class BlockChange:
     after_id: str | None = None
 
 
-def diff_blocks(known: Sequence[Block], edited: Sequence[Block]) -> list[BlockChange]:
-    """The changes that turn ``known`` (the note) into ``edited`` (parsed from disk)."""
+def diff_blocks(known: Sequence[Block], edited: Sequence[Block], *, keep_ids: bool = False) -> list[BlockChange]:
+    """The changes that turn ``known`` (the note) into ``edited`` (parsed from disk).
+    ``keep_ids``: ``edited`` is an earlier version of this very note (a restore), so a block
+    the note no longer has comes back under its own id instead of a fresh one."""
     known_by_id = {block.id: block for block in known}
     position = {block.id: i for i, block in enumerate(known)}
-    final = _resolve_identities(known_by_id, edited)
+    final = _resolve_identities(known_by_id, edited, keep_ids)
     kept = {block.id for block, _ in final if block.id in known_by_id}
     changes = [BlockChange("delete", block.id) for block in known if block.id not in kept]
 
@@ -64,7 +69,28 @@ def diff_blocks(known: Sequence[Block], edited: Sequence[Block]) -> list[BlockCh
     return changes
 
 
-def _resolve_identities(known: dict[str, Block], edited: Sequence[Block]) -> list[tuple[Block, bool]]:
+def apply_block_changes(doc: "NoteDocument", changes: Sequence[BlockChange]) -> None:
+    """Apply ``changes`` (from :func:`diff_blocks`, in its order) to ``doc``. A changed text goes
+    through the note's text diff, so it costs the characters that changed."""
+    for change in changes:
+        if change.kind == "delete":
+            doc.delete(change.block_id)
+        elif change.kind == "insert":
+            assert change.block is not None
+            doc.insert_after(change.after_id, change.block)
+        elif change.kind == "move":
+            doc.move_after(change.block_id, change.after_id)
+        else:  # edit, or the first half of a split (the tail follows as an insert)
+            assert change.block is not None
+            current = doc.block(change.block_id)
+            if current.text != change.block.text:
+                doc.replace_text(change.block_id, change.block.text)
+            if (current.type, current.attrs) != (change.block.type, change.block.attrs):
+                doc.set_block(change.block_id, type=change.block.type, attrs=change.block.attrs)
+
+
+def _resolve_identities(known: dict[str, Block], edited: Sequence[Block],
+                        keep_ids: bool = False) -> list[tuple[Block, bool]]:
     """Edited blocks with their final ids, each flagged when it is the head of a split."""
     final: list[tuple[Block, bool]] = []
     i = 0
@@ -77,7 +103,7 @@ def _resolve_identities(known: dict[str, Block], edited: Sequence[Block]) -> lis
             i += 2
             continue
         # An anchor this note never had (copied from elsewhere) is new here too.
-        final.append((block if block.id in known else block.with_id(new_id()), False))
+        final.append((block if block.id in known or (keep_ids and block.id) else block.with_id(new_id()), False))
         i += 1
     return final
 

@@ -20,7 +20,7 @@ abort a transaction, so a half-applied edit would ride along with the next commi
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from typing import Any, Literal
 
 from loro import (
@@ -416,9 +416,22 @@ class NoteDocument:
         """Whether this note holds every op of ``frontier`` (a malformed string raises)."""
         return self._doc.frontiers_to_vv(decode_frontier(frontier)) is not None
 
-    def at(self, frontier: str) -> NoteDocument:
-        """An independent copy of the note as it was at ``frontier``, with its own peer id."""
-        return NoteDocument(self._doc.fork_at(self._known(frontier, field="frontier")))
+    def at(self, frontier: str, *, field: str = "frontier") -> NoteDocument:
+        """An independent copy of the note as it was at ``frontier``, with its own peer id
+        (``field`` names the frontier in the error for one that is malformed or unknown)."""
+        return NoteDocument(self._doc.fork_at(self._known(frontier, field=field)))
+
+    def blocks_at_each(self, frontiers: Iterable[str]) -> Iterator[list[Block]]:
+        """The blocks at each version in turn, by checking this document out at each: it is
+        read-only while the walk runs and back at its latest after. Walking nearby versions in
+        order costs the changes between them, where ``at`` (a fork) costs the whole history
+        each time — what a timeline of many versions needs."""
+        try:
+            for frontier in frontiers:
+                self._doc.checkout(self._known(frontier, field="frontier"))
+                yield [read_block(value) for value in self._list.get_deep_value()]
+        finally:
+            self._doc.checkout_to_latest()
 
     def compare(self, a: str, b: str) -> Comparison:
         """How version ``a`` relates to ``b``: equal, before, after, or concurrent."""

@@ -16,6 +16,8 @@ from fastpad.errors import FieldError, ValidationFailed
 
 PREFIX = "fp1:"
 _BASE64URL = re.compile(r"^[A-Za-z0-9_-]+$")
+# What a frontier looks like, for a schema to state (the bytes inside are checked on decoding).
+PATTERN = "^fp1:[A-Za-z0-9_-]+$"
 
 
 def encode_frontier(frontiers: Frontiers) -> str:

@@ -252,6 +252,12 @@ EXAMPLES: dict[tuple[str, str], Callable[[World], Example]] = {
     ("put", "/v1/notes/{note_id}/publication"): _on(session, lambda w: f"/v1/notes/{w.note()['id']}/publication"),
     ("delete", "/v1/notes/{note_id}/publication"): _on(session, lambda w: (lambda n: (
         w.ok(w.session.put(f"/v1/notes/{n}/publication")), f"/v1/notes/{n}/publication")[1])(w.note()["id"])),
+    ("post", "/v1/notes/{note_id}/history:restore"): lambda w: (lambda n: Example(
+        Call(w.session, f"/v1/notes/{n['id']}/history:restore",
+             (w.ok(w.session.post(f"/v1/notes/{n['id']}/ops", json=w.ops(n["id"], "Edited."))),
+              {"at": n["frontier"]})[1]),
+        Call(w.session, f"/v1/notes/{n['id']}/history:restore", {"at": n["frontier"],
+                                                                 "block_id": n["blocks"][0]["id"]})))(w.note()),
     ("post", "/v1/notes/{note_id}/blocks/{block_id}/mark-reviewed"): _on(session, lambda w: (
         lambda n: f"/v1/notes/{n['id']}/blocks/{n['blocks'][0]['id']}/mark-reviewed")(w.note())),
     ("post", "/v1/sources/{block_id}/retract"): _with_body(

@@ -86,6 +86,9 @@ _SEMANTIC = {
     "POST /v1/memory": "a topic name that does not read as a note id",
     "POST /v1/tokens/delegate": "scopes within the caller's own",
     "GET /v1/notes/{note_id}/handles": "x-fastpad-session is a session this credential opened",
+    "GET /v1/notes/{note_id}": "at is a version this note has been at",
+    "GET /v1/notes/{note_id}/history": "a cursor is one the server returned",
+    "POST /v1/notes/{note_id}/history:restore": "at is a version this note has been at, block_id a block it had then",
     # A free-form object: no text anywhere in a body holds U+0000 or a lone surrogate (api/shape.py).
     "POST /mcp": "free-form params: text without U+0000 or lone surrogates",
     "POST /v1/device/code": "a free-form JSON body: text without U+0000 or lone surrogates",

@@ -318,3 +318,21 @@ def test_keystrokes_insert_and_delete_text_by_code_point() -> None:
     with pytest.raises(ValidationFailed):
         doc.insert_text(block_id, 13, "x")
     assert doc.frontier() == frontier
+
+
+def test_blocks_at_each_walks_versions_and_leaves_the_document_at_its_latest() -> None:
+    doc = NoteDocument.new(NoteMeta("Walk"), [Block(None, "paragraph", "one")])
+    first = doc.frontier()
+    only = doc.blocks()[0].id
+    doc.replace_text(only, "one, edited")
+    second = doc.frontier()
+    added = doc.insert_after(only, Block(None, "paragraph", "two"))
+    third = doc.frontier()
+    walked = [[b.text for b in blocks] for blocks in doc.blocks_at_each([third, second, first])]
+    assert walked == [["one, edited", "two"], ["one, edited"], ["one"]]
+    # Back at its latest, and writable: the walk changed nothing.
+    assert doc.frontier() == third and [b.id for b in doc.blocks()] == [only, added]
+    doc.replace_text(added, "two, edited")
+    assert doc.block(added).text == "two, edited"
+    with pytest.raises(ValidationFailed):
+        list(NoteDocument.new().blocks_at_each([third]))  # a version that document never had

@@ -171,6 +171,8 @@ ROUTES: dict[str, Route] = {
         Call("GET", f"/v1/notes/{aim.note.id}"),
         Call("GET", f"/v1/notes/{aim.note.id}", headers={"accept": "text/markdown"})]),
     "GET /v1/notes/{note_id}/blocks/{block_id}": Route(READ, NOTE, get("/v1/notes/{note_id}/blocks/{block_id}")),
+    # History holds text the reader's floor may no longer admit: a person's alone, like the CRDT state.
+    "GET /v1/notes/{note_id}/history": Route(READ, NOTE, get("/v1/notes/{note_id}/history"), person_only=PERSON),
     "GET /v1/notes/{note_id}/handles": Route(READ, NOTE, lambda aim: [
         Call("GET", f"/v1/notes/{aim.note.id}/handles", headers={SESSION_HEADER: aim.session})]),
     "GET /v1/notes/{note_id}/links": Route(READ, NOTE, get("/v1/notes/{note_id}/links")),
@@ -260,6 +262,10 @@ ROUTES: dict[str, Route] = {
     "POST /v1/notes/{note_id}/supersede": Route(WRITE, NOTE, send("POST", "/v1/notes/{note_id}/supersede",
                                                                   lambda aim: {"by": aim.reachable}),
                                                 person_only=PERSON),
+    # Restoring a version is a person's edit; an agent proposes the text instead.
+    "POST /v1/notes/{note_id}/history:restore": Route(
+        WRITE, NOTE, send("POST", "/v1/notes/{note_id}/history:restore", lambda aim: {"at": aim.note.frontier}),
+        person_only=PERSON),
     # Ratifying a block is a person vouching for text they read: no agent can vouch for its own.
     "POST /v1/notes/{note_id}/blocks/{block_id}/mark-reviewed": Route(
         WRITE, NOTE, send("POST", "/v1/notes/{note_id}/blocks/{block_id}/mark-reviewed"), person_only=PERSON),

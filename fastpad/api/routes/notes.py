@@ -38,6 +38,7 @@ from fastpad.api.schemas import (
 )
 from fastpad.errors import FastpadError, FieldError, ValidationFailed
 from fastpad.knowledge.note_reads import MAX_FOLDER
+from fastpad.notes.frontier import PATTERN as FRONTIER_PATTERN
 from fastpad.notes import Block
 from fastpad.review.turns import Turn
 
@@ -225,17 +226,29 @@ def _summary(item: Any) -> dict[str, Any]:
 @router.get(
     "/{note_id}",
     response_model=NoteOut,
-    summary="Get a note as JSON, or as canonical Markdown with Accept: text/markdown",
+    summary="Get a note as JSON, or as canonical Markdown with Accept: text/markdown; with `at`, the note as "
+            "it was at that version (read-only, with each block against now; for people)",
     responses={200: {"content": {MARKDOWN: {"schema": {"type": "string"}}}},
-               **problems(_404="not-found: no such note, or not visible to this credential",
-                          _406="not-acceptable: Accept allows neither JSON nor Markdown")},
+               **problems(_403="policy-denied: agents do not read earlier versions",
+                          _404="not-found: no such note, or not visible to this credential",
+                          _406="not-acceptable: Accept allows neither JSON nor Markdown",
+                          _422="validation-failed: at is malformed (malformed_frontier) or a version this note "
+                               "never had (unknown_frontier)")},
 )
-def get_note(request: Request, note_id: NoteId, caller: Authenticated) -> Response:
+def get_note(request: Request, note_id: NoteId, caller: Authenticated,
+             at: Annotated[str | None, Query(description="a frontier (\"fp1:…\") from the note's history",
+                                             pattern=FRONTIER_PATTERN)] = None,
+             ) -> Response:
     representation = choose(request.headers.get("accept"), [JSON, MARKDOWN])
     if caller.elsewhere:
         raise nowhere()
     notes = request.app.state.deployment.notes
     vary = {"vary": "accept"}
+    if at is not None:
+        version = request.app.state.deployment.note_history.version(caller.principal, note_id, at).as_dict()
+        if representation == MARKDOWN:
+            return Response(version["markdown"], media_type="text/markdown; charset=utf-8", headers=vary)
+        return json_response(version, headers=vary)
     if representation == MARKDOWN:
         text = notes.markdown(caller.principal, note_id)
         return Response(text, media_type="text/markdown; charset=utf-8", headers=vary)

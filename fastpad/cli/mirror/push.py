@@ -38,6 +38,7 @@ from fastpad.cli.mirror.names import file_name
 from fastpad.cli.mirror.views import describe, descriptions_in, undescribed
 from fastpad.errors import FastpadError, FieldError, StaleFrontier, ValidationFailed
 from fastpad.notes import Block, NoteDocument, NoteMeta, diff_blocks, parse_markdown, serialize_markdown
+from fastpad.notes.diff import apply_block_changes
 from fastpad.notes.blocks import heading_title
 from fastpad.notes.diff import BlockChange
 
@@ -226,21 +227,7 @@ def _prepare(api: Any, mirror: Mirror, plan: FilePlan) -> dict[str, Any] | None:
 
 def apply_plan(doc: NoteDocument, plan: FilePlan) -> None:
     """Apply a file's block changes (in the diff's order) and metadata to the note's document."""
-    for change in plan.changes:
-        if change.kind == "delete":
-            doc.delete(change.block_id)
-        elif change.kind == "insert":
-            assert change.block is not None
-            doc.insert_after(change.after_id, change.block)
-        elif change.kind == "move":
-            doc.move_after(change.block_id, change.after_id)
-        else:  # edit, or the first half of a split (the tail follows as an insert)
-            assert change.block is not None
-            current = doc.block(change.block_id)
-            if current.text != change.block.text:
-                doc.replace_text(change.block_id, change.block.text)
-            if (current.type, current.attrs) != (change.block.type, change.block.attrs):
-                doc.set_block(change.block_id, type=change.block.type, attrs=change.block.attrs)
+    apply_block_changes(doc, plan.changes)
     if plan.meta is not None:
         doc.set_meta(plan.meta)
 

@@ -12,6 +12,7 @@ import { explain } from "./explain.js";
 import { NotesIndex } from "./notes_index.js";
 import { accountPage } from "./pages/account.js";
 import { auditPage } from "./pages/audit.js";
+import { historyPage } from "./pages/history.js";
 import { collectionPage, newCollectionPage } from "./pages/collections.js";
 import { folderPage, importPage } from "./pages/imports.js";
 import { listPage } from "./pages/lists.js";
@@ -29,6 +30,7 @@ const NOTE_PATH = /^\/notes\/([0-9A-HJKMNP-TV-Z]{26})$/;
 const ROUTES = [
   [/^\/$/, () => ({ kind: "list", list: "recent" })],
   [NOTE_PATH, (match) => ({ kind: "note", id: match[1] })],
+  [/^\/notes\/([0-9A-HJKMNP-TV-Z]{26})\/history$/, (match) => ({ kind: "history", id: match[1] })],
   [/^\/inbox$/, () => ({ kind: "list", list: "inbox" })],
   [/^\/archive$/, () => ({ kind: "list", list: "archive" })],
   [/^\/trash$/, () => ({ kind: "list", list: "trash" })],
@@ -257,6 +259,8 @@ class App {
       this.page = searchPage(this, target.query);
     } else if (target.kind === "import") {
       this.page = importPage(this);
+    } else if (target.kind === "history") {
+      if (await loadIndex()) this.page = historyPage(this, target.id); // the note's title from the notes list
     } else if (target.kind === "audit") {
       if (await loadIndex()) this.page = auditPage(this); // note titles for its note filter and rows
     } else if (target.kind === "members") {

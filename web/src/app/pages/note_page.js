@@ -1,7 +1,7 @@
 // One note: its title, types and properties, the block editor, what agents propose for it and
 // which of its text no person ratified (note_review.js), its backlinks (each with the sentence
-// that makes the link), its comments (note_comments.js), archive / trash / restore, and
-// publish / unpublish.
+// that makes the link), its comments (note_comments.js), archive / trash / restore, publish /
+// unpublish, and a link to its history (history.js).
 import { EditorView } from "../../editor/view.js";
 import { NoteProperties } from "./note_properties.js";
 import { NoteReview } from "./note_review.js";
@@ -162,6 +162,7 @@ export class NotePage {
     const action = (label, verb) => el("button", { type: "button", onclick: () => this._lifecycle(verb) }, label);
     const published = !trashed && this.publication?.published;
     fill(this.actions,
+      link(`/notes/${this.noteId}/history`, "History"),
       published ? el("a", { class: "public-link", href: `/n/${this.noteId}`, target: "_blank", rel: "noopener" }, "Public page") : null,
       viewer ? null : [
         trashed || !this.publication ? null
