@@ -27,6 +27,7 @@ from fastpad.knowledge.graph import GraphService
 from fastpad.knowledge.block_review import BlockReview
 from fastpad.knowledge.history import HistoryService
 from fastpad.knowledge.memory import MemoryService
+from fastpad.knowledge.presence import PresenceService
 from fastpad.knowledge.mentions import InboxService
 from fastpad.knowledge.notes import NoteService
 from fastpad.knowledge.attachments import AttachmentService
@@ -178,6 +179,7 @@ class Deployment:
         self.placeholders = PlaceholderService(self.store, redaction_key(self.secret))
         self.audit = AuditService(self.store)
         self.inbox = InboxService(self.store)
+        self.presence = PresenceService(self.store)  # in memory only: see knowledge/presence.py
 
     def operator_principal(self, workspace_id: str | None = None) -> Principal:
         """The operator at the server's terminal, acting as the workspace owner (writes are human_typed)."""
