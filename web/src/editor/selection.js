@@ -23,11 +23,17 @@ export class HeldSelection {
   // the focus: a change from elsewhere never takes the focus from another part of the page.
   take() {
     if (this.composing) return;
+    this.held = this.read();
+  }
+
+  // The screen's selection as carets, {anchor, focus}, or null when none is in the editor (what
+  // this tab shows the others in the note, too). Not while an input method composes.
+  read() {
     const selection = document.getSelection();
-    if (!selection || selection.rangeCount === 0 || !this.root.contains(document.activeElement)) return (this.held = null);
+    if (!selection || selection.rangeCount === 0 || !this.root.contains(document.activeElement)) return null;
     const focus = this._caret(selection.focusNode, selection.focusOffset);
     const anchor = selection.isCollapsed ? focus : this._caret(selection.anchorNode, selection.anchorOffset);
-    this.held = focus ? { anchor: anchor ?? focus, focus } : null;
+    return focus ? { anchor: anchor ?? focus, focus } : null;
   }
 
   // Puts the held selection back on screen where its carets are now. A remote change never

@@ -33,13 +33,28 @@ export function caretAt(model, id, offset) {
 // Where the caret is now: {id, offset}, or null when its text is gone and not followed anywhere.
 export function place(model, caret) {
   if (!caret) return null;
-  const position = model.doc.getCursorPos(caret.cursor);
-  const id = textBlockId(model, caret.cursor.containerId());
-  if (!position || !id || !model.has(id)) return followJoin(model, caret);
-  // `update` is Loro's word that the anchored character was deleted: the offset is then where it
-  // was, which is where the caret belongs — unless a split carried it into a new block.
-  if (position.update) return followSplit(model, caret, id) ?? { id, offset: position.offset };
-  return { id, offset: Math.min(position.offset + caret.width, model.block(id).text.length) };
+  const at = cursorPlace(model, caret.cursor, caret.width);
+  if (!at) return followJoin(model, caret);
+  // Its anchored character was deleted: the caret is where it was — unless a split carried it
+  // into a new block.
+  if (at.deleted) return followSplit(model, caret, at.id) ?? { id: at.id, offset: at.offset };
+  return { id: at.id, offset: at.offset };
+}
+
+// Where a bare cursor (another tab's caret: no text to follow a split or a join with) is now:
+// {id, offset, deleted}, or null when its block is gone or its text not here yet.
+export function cursorPlace(model, cursor, width) {
+  let position;
+  try {
+    position = model.doc.getCursorPos(cursor);
+  } catch {
+    return null; // another tab's cursor on text whose change has not arrived here yet
+  }
+  const id = textBlockId(model, cursor.containerId());
+  if (!position || !id || !model.has(id)) return null;
+  // `update` is Loro's word that the anchored character was deleted: the offset is then where it was.
+  if (position.update) return { id, offset: position.offset, deleted: true };
+  return { id, offset: Math.min(position.offset + width, model.block(id).text.length), deleted: false };
 }
 
 // The id of the block whose text is the container `containerId`.

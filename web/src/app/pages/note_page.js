@@ -8,6 +8,8 @@ import { BlockAuthor } from "./block_author.js";
 import { noteTitle } from "./note_title.js";
 import { CollectionView, EMBED_LANGUAGE } from "../collection_view.js";
 import { NoteSync } from "../../sync/note_sync.js";
+import { PresenceChannel } from "../../sync/presence.js";
+import { PresenceView } from "./presence_view.js";
 import { explain } from "../explain.js";
 import { nameOf } from "../people.js";
 import { el, fill, idempotencyKey, link } from "../dom.js";
@@ -72,6 +74,9 @@ export class NotePage {
     this.embeds?.forEach((view) => view.close());
     this.unlistenIndex?.();
     this.review?.close();
+    this.channel?.stop();
+    this.presence?.close();
+    document.removeEventListener("selectionchange", this._selectionChange);
     window.removeEventListener("beforeunload", this._beforeUnload);
   }
 
@@ -88,9 +93,11 @@ export class NotePage {
     this.waiting = el("div", { class: "proposals-here", "aria-label": "Proposals for this note" });
     const host = el("div", { class: "editor-host" });
     this.backlinks = el("section", { class: "backlinks", "aria-label": "Backlinks" });
-    app.show(this.model.title || "Untitled", el("article", { class: "note" }, el("div", { class: "note-head" }, this.title, this.meta, this.actions), this.banner, this.waiting, host, this.backlinks));
+    const article = el("article", { class: "note" }, el("div", { class: "note-head" }, this.title, this.meta, this.actions), this.banner, this.waiting, host, this.backlinks);
+    app.show(this.model.title || "Untitled", article);
     this.embeds = new Set();
     this.editor = new EditorView(host, this.model, { noteId: this.noteId, findNotes: (query) => this._findNotes(query), findMentions: (query) => this._findMentions(query), embed: (block) => this._embed(block) });
+    this._startPresence(article);
     this._renderMeta();
     this._renderState();
     this._loadBacklinks();
@@ -105,6 +112,24 @@ export class NotePage {
       // Marked for a moment, so the eye finds the block the link (a mention in the Inbox) was about.
       host.querySelector(`.block[data-id="${CSS.escape(linked)}"]`)?.classList.add("landed");
     }
+  }
+
+  // Who else is here: this tab's caret goes out as Loro cursors whenever it moves, the others'
+  // come in and are drawn over the note (sync/presence.js, presence_view.js).
+  _startPresence(article) {
+    this.presence = new PresenceView({ topbar: this.app.topbar, before: this.app.status, note: article, editor: this.editor, model: this.model });
+    this.channel = new PresenceChannel({ api: this.app.api, noteId: this.noteId, onChange: (peers) => this.presence.show(peers) });
+    this._selectionChange = () => {
+      this.presence.draw(); // this tab's typing moves the others' carets on screen too
+      if (this.editor.selection.composing) return;
+      const held = this.editor.selection.read();
+      const where = held ? `${held.anchor.id}:${held.anchor.offset} ${held.focus.id}:${held.focus.offset} ${held.focus.text.length}` : "";
+      if (where === this._caretShown) return;
+      this._caretShown = where;
+      const wire = (caret) => ({ cursor: caret.cursor.encode(), width: caret.width });
+      this.channel.publish(held ? { anchor: wire(held.anchor), focus: wire(held.focus) } : { anchor: null, focus: null });
+    };
+    document.addEventListener("selectionchange", this._selectionChange);
   }
 
   // A `fastpad-collection` code block shows its collection, live, where the block is.
@@ -128,6 +153,7 @@ export class NotePage {
   _remote(changes) {
     if (!this.editor) return;
     this.editor.refresh(changes);
+    this.presence.draw();
     if (changes.meta) {
       if (document.activeElement !== this.title && this.title.textContent !== this.model.title) this.title.textContent = this.model.title;
       this._renderTitle();
