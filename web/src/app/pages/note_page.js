@@ -38,6 +38,8 @@ export class NotePage {
   async open() {
     const app = this.app;
     app.show("Opening…", el("p", { class: "quiet" }, "Opening the note…"));
+    // The others see this tab arrive while the note is still loading; their carets are drawn once it is.
+    this.channel = new PresenceChannel({ api: app.api, noteId: this.noteId, onChange: (peers) => this.presence?.show(peers) });
     try {
       this.sync = await NoteSync.open({
         api: app.api,
@@ -48,10 +50,11 @@ export class NotePage {
         onRemote: (changes) => this._remote(changes),
       });
     } catch (error) {
+      this.channel.stop();
       app.show("Not opened", el("section", { class: "list" }, el("h1", {}, "This note could not be opened"), el("p", {}, explain(error, "Opening it failed")), link("/", "Go home")));
       return;
     }
-    if (this.closed) return this.sync.stop();
+    if (this.closed) return this.sync.stop(); // close() has stopped the channel
     this.model = this.sync.model;
     app.index.openNoteId = this.noteId;
     this._build();
@@ -118,7 +121,7 @@ export class NotePage {
   // come in and are drawn over the note (sync/presence.js, presence_view.js).
   _startPresence(article) {
     this.presence = new PresenceView({ topbar: this.app.topbar, before: this.app.status, note: article, editor: this.editor, model: this.model });
-    this.channel = new PresenceChannel({ api: this.app.api, noteId: this.noteId, onChange: (peers) => this.presence.show(peers) });
+    this.presence.show(this.channel.peers());
     this._selectionChange = () => {
       this.presence.draw(); // this tab's typing moves the others' carets on screen too
       if (this.editor.selection.composing) return;
