@@ -132,11 +132,12 @@ def test_an_unknown_note_is_not_found(person: httpx.Client) -> None:
 
 
 @pytest.mark.parametrize("body, field, code", [
-    ({"tab": "short", "state": "AA=="}, "tab", "pattern"),
+    ({"tab": "short", "state": "AA=="}, "tab", "string_pattern_mismatch"),
     ({"tab": "T" * 12, "state": "not base64!"}, "state", "base64"),
     ({"tab": "T" * 12, "state": base64.b64encode(b"\x01\x02garbage").decode()}, "state", "malformed"),
     ({"tab": "T" * 12, "state": state_of("U" * 12, {"a": 1})}, "state", "keys"),
-    ({"tab": "T" * 12, "state": state_of("T" * 12, {"text": "x" * 4000})}, "state", "too_long"),
+    ({"tab": "T" * 12, "state": state_of("T" * 12, {"text": "x" * 4000})}, "state", "string_too_long"),
+    ({"tab": "T" * 12, "state": state_of("T" * 12, {"text": "x" * 2018})}, "state", "too_long"),  # 2,049 bytes
     ({"tab": "T" * 12}, "state", "missing"),
 ])
 def test_bad_input_is_a_typed_422(person: httpx.Client, note: dict[str, Any], body: dict[str, Any],

@@ -16,7 +16,7 @@ from fastpad.api.openapi import problems
 from fastpad.api.routes.common import Authenticated, NoteId, json_response
 from fastpad.api.schemas import _Strict
 from fastpad.errors import FieldError, ValidationFailed
-from fastpad.knowledge.presence import MAX_STATE_BYTES, MAX_WAIT_S
+from fastpad.knowledge.presence import MAX_STATE_BYTES, MAX_WAIT_S, TAB_ID
 
 router = APIRouter(prefix="/v1/notes", tags=["presence"])
 
@@ -24,9 +24,10 @@ _PERSON_ONLY = "policy-denied (reason person_only): presence is people's, an age
 
 
 class PresenceIn(_Strict):
-    tab: str = Field(description="the tab's id (8 to 64 of A-Z a-z 0-9 - _), the key of its state")
-    state: str | None = Field(default=None, description=f"base64 of the tab's Loro EphemeralStore update for its "
-                                                        f"own key, at most {MAX_STATE_BYTES} bytes decoded")
+    tab: str = Field(pattern=TAB_ID.pattern, description="the tab's id, the key of its state (a new one per tab)")
+    state: str | None = Field(default=None, max_length=4 * ((MAX_STATE_BYTES + 2) // 3),
+                              description=f"base64 of the tab's Loro EphemeralStore update for its own key, at most "
+                                          f"{MAX_STATE_BYTES} bytes decoded")
     leave: bool = Field(default=False, description="the tab closed: drop it now instead of at its expiry")
 
 
