@@ -13,7 +13,7 @@ from pydantic import BaseModel, Field
 from starlette.responses import Response
 
 from fastpad.api.openapi import problems
-from fastpad.api.routes.common import Authenticated, NoteId, json_response
+from fastpad.api.routes.common import Authenticated, NoteId, json_response, nowhere
 from fastpad.api.schemas import _Strict
 from fastpad.errors import FieldError, ValidationFailed
 from fastpad.knowledge.presence import MAX_STATE_BYTES, MAX_WAIT_S, TAB_ID
@@ -53,6 +53,8 @@ class PresenceOut(BaseModel):
              responses=problems(_403=_PERSON_ONLY, _404="not-found",
                                 _422="validation-failed: tab pattern, state base64, too_long or keys"))
 def post_presence(request: Request, note_id: NoteId, caller: Authenticated, body: PresenceIn) -> Response:
+    if caller.elsewhere:
+        raise nowhere()
     presence = request.app.state.deployment.presence
     if body.leave:
         presence.leave(caller.principal, note_id, body.tab)
@@ -80,6 +82,8 @@ async def follow_presence(
     wait_ms: Annotated[int, Query(ge=0, le=int(MAX_WAIT_S * 1000), description="wait up to this long for "
                                   "a change past seen")] = 0,
 ) -> Response:
+    if caller.elsewhere:
+        raise nowhere()
     presence = request.app.state.deployment.presence
     await run_in_threadpool(presence.admit, caller.principal, note_id)
     snapshot = await presence.follow(caller.principal, note_id, seen, wait_ms / 1000)
