@@ -28,6 +28,9 @@ export class PresenceChannel {
     this.unsubscribe = this.store.subscribe(() => this.onChange(this.peers()));
     this._pagehide = () => this.stop();
     window.addEventListener("pagehide", this._pagehide);
+    // A hidden tab's timers may be slowed to one a minute, so it can drop out; shown again, it is back at once.
+    this._visible = () => document.visibilityState === "visible" && this.publish(this.state);
+    document.addEventListener("visibilitychange", this._visible);
     this.publish(this.state);
     this._heartbeat();
     this._follow();
@@ -59,6 +62,7 @@ export class PresenceChannel {
     clearTimeout(this.sendTimer);
     clearInterval(this.heartbeatTimer);
     window.removeEventListener("pagehide", this._pagehide);
+    document.removeEventListener("visibilitychange", this._visible);
     this.unsubscribe();
     this.api.request("POST", this.path, { json: { tab: this.tab, leave: true }, keepalive: true }).catch(() => {});
     this.store.destroy();

@@ -10,6 +10,7 @@ import { CollectionView, EMBED_LANGUAGE } from "../collection_view.js";
 import { NoteSync } from "../../sync/note_sync.js";
 import { PresenceChannel } from "../../sync/presence.js";
 import { PresenceView } from "./presence_view.js";
+import { cursorAt } from "../../model/carets.js";
 import { explain } from "../explain.js";
 import { nameOf } from "../people.js";
 import { el, fill, idempotencyKey, link } from "../dom.js";
@@ -125,7 +126,7 @@ export class NotePage {
     this._selectionChange = () => {
       this.presence.draw(); // this tab's typing moves the others' carets on screen too
       if (this.editor.selection.composing) return;
-      const held = this.editor.selection.read();
+      const held = this.editor.selection.read(cursorAt);
       const where = held ? `${held.anchor.id}:${held.anchor.offset} ${held.focus.id}:${held.focus.offset} ${held.focus.text.length}` : "";
       if (where === this._caretShown) return;
       this._caretShown = where;
