@@ -27,8 +27,8 @@ export class HeldSelection {
   }
 
   // The screen's selection as carets, {anchor, focus}, or null when none is in the editor.
-  // `caret(model, id, offset)` makes each: model/carets.js's caretAt, or its lighter cursorAt for
-  // what this tab shows the others in the note. Not while an input method composes.
+  // `caret(model, id, offset)` makes each: model/carets.js's caretAt, or its cursorAt for what
+  // this tab shows the others in the note. Not while an input method composes.
   read(caret = caretAt) {
     const selection = document.getSelection();
     if (!selection || selection.rangeCount === 0 || !this.root.contains(document.activeElement)) return null;

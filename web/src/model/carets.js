@@ -18,23 +18,33 @@ import { LoroMap, LoroText } from "loro-crdt/web";
 // where it was taken: the block, the offset, the block's text and its neighbours' ids, for
 // following a split or a join.
 export function caretAt(model, id, offset) {
-  const bare = cursorAt(model, id, offset);
-  if (!bare) return null;
-  const index = model.indexOf(id);
-  const neighbour = (at) => (at >= 0 && at < model.length ? model.ids()[at] : null);
-  return { ...bare, next: neighbour(index + 1), previous: neighbour(index - 1) };
-}
-
-// The caret alone, {cursor, width, id, offset, text}: what another tab needs to draw it (see
-// cursorPlace), without what following a split or a join needs, which costs a long note more.
-export function cursorAt(model, id, offset) {
-  const loroText = model.mapOf(id).get("text");
-  if (!(loroText instanceof LoroText)) return null; // a text another peer left as a plain string: nothing to hold on to
+  const loroText = textOf(model, id);
+  if (!loroText) return null; // a text another peer left as a plain string: nothing to hold on to
   const text = loroText.toString();
   offset = Math.max(0, Math.min(offset, text.length));
   const width = offset === 0 ? 0 : isLowSurrogate(text.charCodeAt(offset - 1)) && offset >= 2 ? 2 : 1;
   const cursor = loroText.getCursor(offset - width);
-  return cursor ? { cursor, width, id, offset, text } : null;
+  if (!cursor) return null;
+  const index = model.indexOf(id);
+  const neighbour = (at) => (at >= 0 && at < model.length ? model.ids()[at] : null);
+  return { cursor, width, id, offset, text, next: neighbour(index + 1), previous: neighbour(index - 1) };
+}
+
+// The caret as the other tabs in the note see it, {cursor, width: 0, id, offset, atEnd}: anchored
+// to the character *after* it (or to the text's end), so the person's own typing goes in before
+// the anchor and the caret others draw (cursorPlace) moves on with it as the text arrives there —
+// the tab need not say where its caret is after every key.
+export function cursorAt(model, id, offset) {
+  const loroText = textOf(model, id);
+  if (!loroText) return null;
+  offset = Math.max(0, Math.min(offset, loroText.length));
+  const cursor = loroText.getCursor(offset);
+  return cursor ? { cursor, width: 0, id, offset, atEnd: offset === loroText.length } : null;
+}
+
+function textOf(model, id) {
+  const loroText = model.mapOf(id).get("text");
+  return loroText instanceof LoroText ? loroText : null;
 }
 
 // Where the caret is now: {id, offset}, or null when its text is gone and not followed anywhere.

@@ -127,7 +127,9 @@ export class NotePage {
       this.presence.draw(); // this tab's typing moves the others' carets on screen too
       if (this.editor.selection.composing) return;
       const held = this.editor.selection.read(cursorAt);
-      const where = held ? `${held.anchor.id}:${held.anchor.offset} ${held.focus.id}:${held.focus.offset} ${held.focus.text.length}` : "";
+      // Typing keeps the caret's anchor (see cursorAt): only a caret that moved otherwise is posted.
+      const anchoredTo = (caret) => `${caret.id}:${caret.atEnd ? "end" : caret.cursor.encode().join(".")}`;
+      const where = held ? `${anchoredTo(held.anchor)} ${anchoredTo(held.focus)}` : "";
       if (where === this._caretShown) return;
       this._caretShown = where;
       const wire = (caret) => ({ cursor: caret.cursor.encode(), width: caret.width });
