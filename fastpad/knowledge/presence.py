@@ -82,6 +82,8 @@ class InProcessPresenceHub:
         # A restarted server's generations never repeat an old one a tab may still send back.
         self._epoch = secrets.token_hex(4)
         self._counter = 0
+        # An empty room keeps nothing, not even a generation: every note ever opened would stay.
+        self._empty = f"{self._epoch}.0"
         self._rooms: dict[Room, dict[str, PresenceEntry]] = {}
         self._generation: dict[Room, str] = {}
         self._waiters: dict[Room, set[tuple[asyncio.AbstractEventLoop, asyncio.Event]]] = {}
@@ -118,15 +120,16 @@ class InProcessPresenceHub:
                 self._changed(room)
             if not entries:
                 self._rooms.pop(room, None)
+                self._generation.pop(room, None)
             live = tuple(entries.values())
-            generation = self._generation.setdefault(room, self._next())
+            generation = self._generation.get(room, self._empty)
         next_expiry = min((entry.expires_at for entry in live), default=None)
         return generation, live, None if next_expiry is None else next_expiry - now
 
     async def wait(self, room: Room, seen: str, timeout: float) -> None:
         waiter = (asyncio.get_running_loop(), asyncio.Event())
         with self._lock:
-            if self._generation.get(room) != seen:
+            if self._generation.get(room, self._empty) != seen:
                 return
             self._waiters.setdefault(room, set()).add(waiter)
         try:
@@ -135,7 +138,11 @@ class InProcessPresenceHub:
             pass
         finally:
             with self._lock:
-                self._waiters.get(room, set()).discard(waiter)
+                waiting = self._waiters.get(room)
+                if waiting is not None:
+                    waiting.discard(waiter)
+                    if not waiting:
+                        del self._waiters[room]
 
     def _next(self) -> str:
         self._counter += 1
