@@ -30,9 +30,10 @@ export class PresenceView {
     this.draw();
   }
 
-  // Draws the carets again, once per frame however often it is asked.
+  // Draws the carets again, once per frame however often it is asked; alone in the note, a
+  // keystroke costs nothing here.
   draw() {
-    if (this.frame) return;
+    if (this.frame || (!this.peers.length && !this.layer.firstChild)) return;
     this.frame = requestAnimationFrame(() => {
       this.frame = null;
       this._draw();
