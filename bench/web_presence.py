@@ -6,8 +6,8 @@ two contexts (two devices of one person) in one small note.
    caret layer that puts it there, both on the machine's one clock (`performance.timeOrigin`);
 2. opening the note in B until A shows B's initials (reported; the acceptance line is "within
    1 s"), from the navigation's start;
-3. B's tab closing until A no longer shows B (reported; "within 30 s": the closing tab says it
-   leaves, so this is one request and a long poll's answer, not the 30 s expiry).
+3. B's tab closing until A no longer shows B, < 30 s at most: the closing tab says it leaves
+   (one request and a long poll's answer); when that leave is lost, the 25 s expiry.
 
 A benchmark, not a test: figures are reported with their targets, nothing is asserted. Run with
 `.venv/bin/python bench/web_presence.py`; results in bench/results/web_presence.json.
@@ -76,7 +76,7 @@ def caret_moves(mover: Page, watcher: Page, samples: int) -> dict:
         mover.keyboard.press("End" if i % 2 == 0 else "Home")
         watcher.wait_for_function("() => window.__moved !== null")
         delays.append(watcher.evaluate("window.__moved") - mover.evaluate("window.__pressed"))
-        mover.wait_for_timeout(150)  # past the tab's 100 ms gap between posts: each move goes out at once
+        mover.wait_for_timeout(250)  # past the tab's 200 ms gap between posts: each move goes out at once
     return percentiles(delays)
 
 

@@ -6,7 +6,9 @@ change and as a heartbeat. Everyone following the note receives every live tab's
 applies it to their own store. Nothing of it is written to the database, the op log or the
 document: a server restart forgets it, and the tabs post again within a heartbeat.
 
-A tab's entry lives ``ttl_s`` after its last post (30 s), or until it leaves (a closing tab says so).
+A tab's entry lives ``ttl_s`` after its last post (25 s), or until it leaves (a closing tab says so).
+The ttl is under 30 s so that a tab that could not say it left (closed while offline, crashed, or a
+leave the browser dropped) is gone within 30 s of closing however close to a heartbeat it closed.
 
 The fan-out seam is :class:`PresenceHub`: this process keeps its rooms in :class:`InProcessPresenceHub`;
 a hub for several server processes (PostgreSQL ``NOTIFY`` of each post and leave, every process
@@ -36,7 +38,7 @@ from fastpad.security.principals import Principal
 from fastpad.security.scopes import NOTES_READ
 from fastpad.store import Store
 
-DEFAULT_TTL_S = 30.0
+DEFAULT_TTL_S = 25.0
 MAX_STATE_BYTES = 2048  # a caret, a selection and a colour: a few hundred bytes
 MAX_WAIT_S = 25.0
 TAB_ID = re.compile(r"^[A-Za-z0-9_-]{8,64}$")
@@ -67,7 +69,7 @@ class PresenceHub(Protocol):
     """Rooms of live tabs. Implementations fan posts out to every process serving the rooms."""
 
     def put(self, room: Room, entry: PresenceEntry) -> None: ...
-    def leave(self, room: Room, tab: str, person_id: str) -> None: ...
+    def leave(self, room: Room, tab: str, person_id: str, until: float) -> None: ...
     def owner_of(self, room: Room, tab: str) -> str | None: ...
     def snapshot(self, room: Room) -> tuple[str, tuple[PresenceEntry, ...], float | None]: ...
     async def wait(self, room: Room, seen: str, timeout: float) -> None: ...
@@ -85,19 +87,29 @@ class InProcessPresenceHub:
         # An empty room keeps nothing, not even a generation: every note ever opened would stay.
         self._empty = f"{self._epoch}.0"
         self._rooms: dict[Room, dict[str, PresenceEntry]] = {}
+        # Tabs that left, until when: a post of theirs still on its way (sent just before the
+        # leave, overtaken by it) must not bring them back for a whole ttl.
+        self._left: dict[tuple[Room, str], tuple[str, float]] = {}  # → (person id, until)
         self._generation: dict[Room, str] = {}
         self._waiters: dict[Room, set[tuple[asyncio.AbstractEventLoop, asyncio.Event]]] = {}
 
     def put(self, room: Room, entry: PresenceEntry) -> None:
         with self._lock:
+            now = self._clock()
+            self._left = {key: left for key, left in self._left.items() if left[1] > now}
+            if self._left.get((room, entry.tab), ("", 0.0))[0] == entry.person_id:
+                return
             self._rooms.setdefault(room, {})[entry.tab] = entry
             self._changed(room)
         self._wake(room)
 
-    def leave(self, room: Room, tab: str, person_id: str) -> None:
+    def leave(self, room: Room, tab: str, person_id: str, until: float) -> None:
         with self._lock:
             entries = self._rooms.get(room, {})
-            if tab not in entries or entries[tab].person_id != person_id:
+            if tab in entries and entries[tab].person_id != person_id:
+                return
+            self._left[(room, tab)] = (person_id, until)
+            if tab not in entries:
                 return
             del entries[tab]
             self._changed(room)
@@ -182,7 +194,7 @@ class PresenceService:
         """The tab closed or left the note: gone for everyone now rather than at its expiry."""
         _check_tab(tab)
         self._admit(principal, note_id)
-        self.hub.leave((principal.workspace_id, note_id), tab, principal.principal_id)
+        self.hub.leave((principal.workspace_id, note_id), tab, principal.principal_id, time.monotonic() + self.ttl_s)
 
     def admit(self, principal: Principal, note_id: str) -> None:
         """May this principal follow the note's presence? (Checked before a long poll starts.)"""

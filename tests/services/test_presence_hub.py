@@ -48,12 +48,24 @@ def test_expiry_and_leave_change_the_room_and_an_emptied_room_keeps_nothing() ->
     hub.put(ROOM, entry("tab-0002", expires_at=clock.now + 60, person="bea"))
     both, entries, next_expiry = hub.snapshot(ROOM)
     assert len(entries) == 2 and next_expiry == 30
-    hub.leave(ROOM, "tab-0002", "ada")  # not Ada's tab: nothing happens
+    hub.leave(ROOM, "tab-0002", "ada", until=clock.now + 30)  # not Ada's tab: nothing happens
     assert hub.snapshot(ROOM)[0] == both
     clock.now += 31
     one, entries, _ = hub.snapshot(ROOM)
     assert [e.tab for e in entries] == ["tab-0002"] and one != both
-    hub.leave(ROOM, "tab-0002", "bea")
+    hub.leave(ROOM, "tab-0002", "bea", until=clock.now + 30)
     empty, entries, next_expiry = hub.snapshot(ROOM)
     assert entries == () and next_expiry is None and empty != one
     assert hub._rooms == {} and hub._generation == {} and hub._waiters == {}
+
+
+def test_a_post_that_arrives_after_its_tabs_leave_does_not_bring_the_tab_back() -> None:
+    clock = Clock()
+    hub = InProcessPresenceHub(clock)
+    hub.put(ROOM, entry("tab-0001", expires_at=clock.now + 30))
+    hub.leave(ROOM, "tab-0001", "ada", until=clock.now + 30)
+    hub.put(ROOM, entry("tab-0001", expires_at=clock.now + 30))  # sent before the leave, overtaken by it
+    assert hub.snapshot(ROOM)[1] == ()
+    clock.now += 31  # the tombstone is gone with the ttl: the id is anyone's again
+    hub.put(ROOM, entry("tab-0001", expires_at=clock.now + 30))
+    assert [e.tab for e in hub.snapshot(ROOM)[1]] == ["tab-0001"] and hub._left == {}

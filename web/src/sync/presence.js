@@ -8,7 +8,9 @@ import { EphemeralStore } from "loro-crdt/web";
 import { toBase64 } from "./api.js";
 import { newId } from "../model/ulid.js";
 
-const SEND_GAP_MS = 100; // at most ten posts a second while the caret moves; the first goes at once
+// At most five posts a second while the caret moves (the first goes at once): a person's requests
+// share one budget (1,200 a minute), and their edits must never wait for their caret.
+const SEND_GAP_MS = 200;
 const WAIT_MS = 25_000;
 const RETRY_MS = 2_000; // offline, or the server restarting: try again after this
 
@@ -22,7 +24,7 @@ export class PresenceChannel {
     this.store = new EphemeralStore(2 * 60_000);
     this.people = new Map(); // tab → {id, name}, as the server names the person who posted it
     this.state = { anchor: null, focus: null };
-    this.ttlMs = 30_000;
+    this.ttlMs = 25_000; // until the server says
     this.stopped = false;
     this.aborter = new AbortController();
     this.unsubscribe = this.store.subscribe(() => this.onChange(this.peers()));
