@@ -29,6 +29,7 @@ from fastpad.knowledge.history import HistoryService
 from fastpad.knowledge.note_history import NoteHistory
 from fastpad.knowledge.memory import MemoryService
 from fastpad.knowledge.comments import CommentService
+from fastpad.knowledge.presence import PresenceService
 from fastpad.knowledge.mentions import InboxService
 from fastpad.knowledge.notes import NoteService
 from fastpad.knowledge.attachments import AttachmentService
@@ -183,6 +184,7 @@ class Deployment:
         self.audit = AuditService(self.store)
         self.inbox = InboxService(self.store)
         self.comments = CommentService(self.store)
+        self.presence = PresenceService(self.store)  # in memory only: see knowledge/presence.py
 
     def operator_principal(self, workspace_id: str | None = None) -> Principal:
         """The operator at the server's terminal, acting as the workspace owner (writes are human_typed)."""

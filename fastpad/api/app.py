@@ -30,6 +30,7 @@ from fastpad.api.routes import audit
 from fastpad.api.routes import team, workspaces
 from fastpad.api.routes import inbox
 from fastpad.api.routes import comments
+from fastpad.api.routes import presence
 from fastpad.errors import FastpadError
 from fastpad import mcp
 from fastpad.mcp.env import McpEnv
@@ -118,6 +119,8 @@ def create_app(deployment: Any, *, base_url: str, limits: Limits | None = None) 
     app.include_router(audit.router)  # the workspace audit log, for owners and admins
     app.include_router(inbox.router)  # a person's Inbox of mentions
     app.include_router(comments.router)  # comments on notes: threads anchored to blocks and text
+    app.include_router(presence.router)  # who is in a note now: in memory, never stored
+    deployment.presence.ttl_s = limits.presence_ttl_s
     app.include_router(oauth.router)  # the OAuth authorization server MCP clients sign in through …
     app.include_router(web_authorize.router)  # … and its authorization endpoint, a consent page
     app.include_router(web_app.router)  # the browser app: its shell, bundle and service worker

@@ -46,6 +46,9 @@ class Limits:
     device_starts_per_window: int = 20
     device_polls_per_window: int = 60
     device_poll_interval_s: int = 5
+    # A tab's presence in a note is dropped this long after its last post (knowledge/presence.py);
+    # tests shorten it to see a closed tab leave without waiting half a minute.
+    presence_ttl_s: float = 25.0
 
     def min_bytes_per_sec(self, size: int) -> int:
         """The average-rate floor for a body of ``size`` bytes."""

@@ -79,6 +79,8 @@ UNKEYED: dict[tuple[str, str], str] = {
     ("post", "/v1/device/code"): "RFC 8628, before any credential: limited per address instead",
     ("post", "/v1/device/token"): "RFC 8628, before any credential: a poll, limited per address",
     ("post", "/mcp"): "JSON-RPC: a tool that writes takes idempotency_key among its arguments",
+    ("post", "/v1/notes/{note_id}/presence"): "presence is kept in memory only, and a tab's post replaces its "
+                                              "last one: sent twice, it is the same",
 }
 IDEMPOTENCY_HEADER = {
     "name": "Idempotency-Key", "in": "header", "required": False,

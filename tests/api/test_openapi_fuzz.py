@@ -52,9 +52,10 @@ FUZZ_LIMITS = {"rate_window_s": 1.0}
 # Every check schemathesis has (`--checks all`): no 5xx, answers in their declared schema, status and
 # content type, Allow on a 405, refusing what the schema refuses and accepting what it admits.
 CHECKS = {"enabled": True}
-# GET /v1/changes may hold a request up to wait_ms (≤ 30 s) when nothing is new; a case keeps its
-# long poll, bounded to this, so the run's time stays bounded.
+# GET /v1/changes (and a note's presence) may hold a request up to wait_ms (≤ 30 s) when nothing is
+# new; a case keeps its long poll, bounded to this, so the run's time stays bounded.
 LONG_POLL_MS = 200
+LONG_POLLS = ("/v1/changes", "/v1/notes/{note_id}/presence")
 # POST /v1/ask: "a deployment with no model provider configured refuses the route outright rather
 # than pretending" (spec › Ask), with a 503 provider-not-configured; this deployment has none. The
 # one 5xx allowed, and only there: the test checks it is that refusal.
@@ -71,6 +72,7 @@ _SEMANTIC = {
     "GET /v1/turns": "a cursor is one the server returned",
     "GET /v1/search": "a cursor or strategies list the server reads",
     "POST /v1/capture": "idempotencyKey in the body or the Idempotency-Key header",
+    "POST /v1/notes/{note_id}/presence": "state is base64 of a Loro EphemeralStore update holding the tab's key",
     "POST /v1/collections": "the query names types the workspace defines",
     "PATCH /v1/collections/{collection_id}": "a free-form query: text without U+0000 or lone surrogates, "
                                              "naming types the workspace defines",
@@ -239,7 +241,7 @@ def legacy_node_id_for_schemathesis(request: pytest.FixtureRequest) -> None:
 @schema.parametrize()
 def test_no_operation_answers_5xx_or_outside_its_declared_schema(case: Any, http: requests.Session,
                                                                  fuzz_server: Server) -> None:
-    wait = case.query.get("wait_ms") if case.operation.path == "/v1/changes" and case.query else None
+    wait = case.query.get("wait_ms") if case.operation.path in LONG_POLLS and case.query else None
     if isinstance(wait, int) and wait > LONG_POLL_MS:
         case.query["wait_ms"] = LONG_POLL_MS
     backend = fuzz_server.backend

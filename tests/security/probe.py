@@ -323,6 +323,10 @@ ROUTES: dict[str, Route] = {
                                               answer=POLICY_DENIED),
     "POST /v1/comments/{comment_id}/resolve": Route(WRITE, THING, send("POST", "/v1/comments/{comment_id}/resolve")),
     "POST /v1/comments/{comment_id}/reopen": Route(WRITE, THING, send("POST", "/v1/comments/{comment_id}/reopen")),
+    # Presence (who is in a note now) is people's: an agent shows where it works by its proposals.
+    "GET /v1/notes/{note_id}/presence": Route(READ, NOTE, get("/v1/notes/{note_id}/presence"), person_only=PERSON),
+    "POST /v1/notes/{note_id}/presence": Route(WRITE, NOTE, send("POST", "/v1/notes/{note_id}/presence", lambda aim: {
+        "tab": "agent-tab-0001", "leave": True}), person_only=PERSON),
     # A person's Inbox of mentions: no agent has one, or reads or marks anyone's.
     "GET /v1/inbox/mentions": Route(READ, request=get("/v1/inbox/mentions"), person_only=PERSON,
                                     exceptions={NAMED_ELSEWHERE: ANSWERS}),

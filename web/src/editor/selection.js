@@ -23,11 +23,18 @@ export class HeldSelection {
   // the focus: a change from elsewhere never takes the focus from another part of the page.
   take() {
     if (this.composing) return;
+    this.held = this.read();
+  }
+
+  // The screen's selection as carets, {anchor, focus}, or null when none is in the editor.
+  // `caret(model, id, offset)` makes each: model/carets.js's caretAt, or its cursorAt for what
+  // this tab shows the others in the note. Not while an input method composes.
+  read(caret = caretAt) {
     const selection = document.getSelection();
-    if (!selection || selection.rangeCount === 0 || !this.root.contains(document.activeElement)) return (this.held = null);
-    const focus = this._caret(selection.focusNode, selection.focusOffset);
-    const anchor = selection.isCollapsed ? focus : this._caret(selection.anchorNode, selection.anchorOffset);
-    this.held = focus ? { anchor: anchor ?? focus, focus } : null;
+    if (!selection || selection.rangeCount === 0 || !this.root.contains(document.activeElement)) return null;
+    const focus = this._caret(selection.focusNode, selection.focusOffset, caret);
+    const anchor = selection.isCollapsed ? focus : this._caret(selection.anchorNode, selection.anchorOffset, caret);
+    return focus ? { anchor: anchor ?? focus, focus } : null;
   }
 
   // Puts the held selection back on screen where its carets are now. A remote change never
@@ -46,12 +53,12 @@ export class HeldSelection {
     this.take(); // a split or a join may have carried the carets into another block: hold them there
   }
 
-  _caret(node, nodeOffset) {
+  _caret(node, nodeOffset, caret) {
     const element = this.blockOf(node);
     const id = element?.dataset.id;
     if (!id || !this.model.has(id)) return null;
     const text = element.querySelector(".text");
     const inText = text?.isContentEditable && text.contains(node);
-    return caretAt(this.model, id, inText ? offsetAt(text, node, nodeOffset) : 0);
+    return caret(this.model, id, inText ? offsetAt(text, node, nodeOffset) : 0);
   }
 }

@@ -278,6 +278,11 @@ export class EditorView {
     return this.rendered.get(id)?.element.querySelector(".text") ?? null;
   }
 
+  // A block's text element if it is on screen (a long note may not have shown it yet), else null.
+  shownText(id) {
+    return this._textElement(id);
+  }
+
   focusBlock(id, offset = 0, { scroll = true } = {}) {
     if (!this.rendered.has(id)) this._showAll();
     const element = this._textElement(id);

@@ -18,8 +18,8 @@ import { LoroMap, LoroText } from "loro-crdt/web";
 // where it was taken: the block, the offset, the block's text and its neighbours' ids, for
 // following a split or a join.
 export function caretAt(model, id, offset) {
-  const loroText = model.mapOf(id).get("text");
-  if (!(loroText instanceof LoroText)) return null; // a text another peer left as a plain string: nothing to hold on to
+  const loroText = textOf(model, id);
+  if (!loroText) return null; // a text another peer left as a plain string: nothing to hold on to
   const text = loroText.toString();
   offset = Math.max(0, Math.min(offset, text.length));
   const width = offset === 0 ? 0 : isLowSurrogate(text.charCodeAt(offset - 1)) && offset >= 2 ? 2 : 1;
@@ -30,16 +30,48 @@ export function caretAt(model, id, offset) {
   return { cursor, width, id, offset, text, next: neighbour(index + 1), previous: neighbour(index - 1) };
 }
 
+// The caret as the other tabs in the note see it, {cursor, width: 0, id, offset, atEnd}: anchored
+// to the character *after* it (or to the text's end), so the person's own typing goes in before
+// the anchor and the caret others draw (cursorPlace) moves on with it as the text arrives there —
+// the tab need not say where its caret is after every key.
+export function cursorAt(model, id, offset) {
+  const loroText = textOf(model, id);
+  if (!loroText) return null;
+  offset = Math.max(0, Math.min(offset, loroText.length));
+  const cursor = loroText.getCursor(offset);
+  return cursor ? { cursor, width: 0, id, offset, atEnd: offset === loroText.length } : null;
+}
+
+function textOf(model, id) {
+  const loroText = model.mapOf(id).get("text");
+  return loroText instanceof LoroText ? loroText : null;
+}
+
 // Where the caret is now: {id, offset}, or null when its text is gone and not followed anywhere.
 export function place(model, caret) {
   if (!caret) return null;
-  const position = model.doc.getCursorPos(caret.cursor);
-  const id = textBlockId(model, caret.cursor.containerId());
-  if (!position || !id || !model.has(id)) return followJoin(model, caret);
-  // `update` is Loro's word that the anchored character was deleted: the offset is then where it
-  // was, which is where the caret belongs — unless a split carried it into a new block.
-  if (position.update) return followSplit(model, caret, id) ?? { id, offset: position.offset };
-  return { id, offset: Math.min(position.offset + caret.width, model.block(id).text.length) };
+  const at = cursorPlace(model, caret.cursor, caret.width);
+  if (!at) return followJoin(model, caret);
+  // Its anchored character was deleted: the caret is where it was — unless a split carried it
+  // into a new block.
+  if (at.deleted) return followSplit(model, caret, at.id) ?? { id: at.id, offset: at.offset };
+  return { id: at.id, offset: at.offset };
+}
+
+// Where a bare cursor (another tab's caret: no text to follow a split or a join with) is now:
+// {id, offset, deleted}, or null when its block is gone or its text not here yet.
+export function cursorPlace(model, cursor, width) {
+  let position;
+  try {
+    position = model.doc.getCursorPos(cursor);
+  } catch {
+    return null; // another tab's cursor on text whose change has not arrived here yet
+  }
+  const id = textBlockId(model, cursor.containerId());
+  if (!position || !id || !model.has(id)) return null;
+  // `update` is Loro's word that the anchored character was deleted: the offset is then where it was.
+  if (position.update) return { id, offset: position.offset, deleted: true };
+  return { id, offset: Math.min(position.offset + width, model.block(id).text.length), deleted: false };
 }
 
 // The id of the block whose text is the container `containerId`.

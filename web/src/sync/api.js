@@ -52,14 +52,15 @@ export class Api {
 
   // `json` is sent as JSON; `bytes` (an ArrayBuffer or Blob: a part of an archive, a file) as
   // they are, as `contentType`.
-  _init(method, { json, bytes, contentType = "application/octet-stream", accept = "application/json", signal } = {}) {
+  // `keepalive` lets a request outlive its page (a closing tab saying it left).
+  _init(method, { json, bytes, contentType = "application/octet-stream", accept = "application/json", signal, keepalive } = {}) {
     const headers = { accept };
     if (this.workspaceId) headers["x-fastpad-workspace"] = this.workspaceId;
     if (method !== "GET") headers["x-csrf-token"] = this.csrfToken;
     if (json !== undefined) headers["content-type"] = "application/json";
     if (bytes !== undefined) headers["content-type"] = contentType;
     const body = json !== undefined ? JSON.stringify(json) : bytes;
-    return { method, headers, body, credentials: "same-origin", cache: "no-store", signal };
+    return { method, headers, body, credentials: "same-origin", cache: "no-store", signal, keepalive };
   }
 
   // A mutation refused for its CSRF token means this page outlived its session (the person
@@ -75,13 +76,13 @@ export class Api {
     }
   }
 
-  async _send(method, path, { json, bytes, contentType, query, accept = "application/json", signal } = {}) {
+  async _send(method, path, { json, bytes, contentType, query, accept = "application/json", signal, keepalive } = {}) {
     const url = this._url(path, query);
     const early = method === "GET" ? this.early.get(url.href) : undefined;
     this.early.delete(url.href);
     let response;
     try {
-      response = await (early ?? fetch(url, this._init(method, { json, bytes, contentType, accept, signal })));
+      response = await (early ?? fetch(url, this._init(method, { json, bytes, contentType, accept, signal, keepalive })));
     } catch (error) {
       if (error?.name === "AbortError") throw error;
       throw new ApiError({ detail: "The server could not be reached." });

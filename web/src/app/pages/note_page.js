@@ -10,6 +10,9 @@ import { NoteComments } from "./note_comments.js";
 import { noteTitle } from "./note_title.js";
 import { CollectionView, EMBED_LANGUAGE } from "../collection_view.js";
 import { NoteSync } from "../../sync/note_sync.js";
+import { PresenceChannel } from "../../sync/presence.js";
+import { PresenceView } from "./presence_view.js";
+import { cursorAt } from "../../model/carets.js";
 import { explain } from "../explain.js";
 import { nameOf } from "../people.js";
 import { el, fill, idempotencyKey, link } from "../dom.js";
@@ -38,6 +41,8 @@ export class NotePage {
   async open() {
     const app = this.app;
     app.show("Opening…", el("p", { class: "quiet" }, "Opening the note…"));
+    // The others see this tab arrive while the note is still loading; their carets are drawn once it is.
+    this.channel = new PresenceChannel({ api: app.api, noteId: this.noteId, onChange: (peers) => this.presence?.show(peers) });
     try {
       this.sync = await NoteSync.open({
         api: app.api,
@@ -48,10 +53,11 @@ export class NotePage {
         onRemote: (changes) => this._remote(changes),
       });
     } catch (error) {
+      this.channel.stop();
       app.show("Not opened", el("section", { class: "list" }, el("h1", {}, "This note could not be opened"), el("p", {}, explain(error, "Opening it failed")), link("/", "Go home")));
       return;
     }
-    if (this.closed) return this.sync.stop();
+    if (this.closed) return this.sync.stop(); // close() has stopped the channel
     this.model = this.sync.model;
     app.index.openNoteId = this.noteId;
     this._build();
@@ -75,6 +81,9 @@ export class NotePage {
     this.unlistenIndex?.();
     this.review?.close();
     this.comments?.close();
+    this.channel?.stop();
+    this.presence?.close();
+    document.removeEventListener("selectionchange", this._selectionChange);
     window.removeEventListener("beforeunload", this._beforeUnload);
   }
 
@@ -92,9 +101,11 @@ export class NotePage {
     const host = el("div", { class: "editor-host" });
     this.backlinks = el("section", { class: "backlinks", "aria-label": "Backlinks" });
     const beside = el("div", { class: "note-with-comments" });
-    app.show(this.model.title || "Untitled", el("article", { class: "note" }, el("div", { class: "note-head" }, this.title, this.meta, this.actions), this.banner, this.waiting, beside, this.backlinks));
+    const article = el("article", { class: "note" }, el("div", { class: "note-head" }, this.title, this.meta, this.actions), this.banner, this.waiting, beside, this.backlinks);
+    app.show(this.model.title || "Untitled", article);
     this.embeds = new Set();
     this.editor = new EditorView(host, this.model, { noteId: this.noteId, findNotes: (query) => this._findNotes(query), findMentions: (query) => this._findMentions(query), embed: (block) => this._embed(block) });
+    this._startPresence(article);
     this._renderMeta();
     this._renderState();
     this._loadBacklinks();
@@ -111,6 +122,26 @@ export class NotePage {
       // Marked for a moment, so the eye finds the block the link (a mention in the Inbox) was about.
       host.querySelector(`.block[data-id="${CSS.escape(linked)}"]`)?.classList.add("landed");
     }
+  }
+
+  // Who else is here: this tab's caret goes out as Loro cursors whenever it moves, the others'
+  // come in and are drawn over the note (sync/presence.js, presence_view.js).
+  _startPresence(article) {
+    this.presence = new PresenceView({ topbar: this.app.topbar, before: this.app.status, note: article, editor: this.editor, model: this.model });
+    this.presence.show(this.channel.peers());
+    this._selectionChange = () => {
+      this.presence.draw(); // this tab's typing moves the others' carets on screen too
+      if (this.editor.selection.composing) return;
+      const held = this.editor.selection.read(cursorAt);
+      // Typing keeps the caret's anchor (see cursorAt): only a caret that moved otherwise is posted.
+      const anchoredTo = (caret) => `${caret.id}:${caret.atEnd ? "end" : caret.cursor.encode().join(".")}`;
+      const where = held ? `${anchoredTo(held.anchor)} ${anchoredTo(held.focus)}` : "";
+      if (where === this._caretShown) return;
+      this._caretShown = where;
+      const wire = (caret) => ({ cursor: caret.cursor.encode(), width: caret.width });
+      this.channel.publish(held ? { anchor: wire(held.anchor), focus: wire(held.focus) } : { anchor: null, focus: null });
+    };
+    document.addEventListener("selectionchange", this._selectionChange);
   }
 
   // A `fastpad-collection` code block shows its collection, live, where the block is.
@@ -134,6 +165,7 @@ export class NotePage {
   _remote(changes) {
     if (!this.editor) return;
     this.editor.refresh(changes);
+    this.presence.draw();
     if (changes.meta) {
       if (document.activeElement !== this.title && this.title.textContent !== this.model.title) this.title.textContent = this.model.title;
       this._renderTitle();
