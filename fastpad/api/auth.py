@@ -99,7 +99,7 @@ def authenticate(request: Request) -> Caller:
             _check_csrf(request, deployment, session_id)
         caller = Caller(principal, "session", session_id, False)
 
-    state.rate_limiter.hit(principal.rate_key, principal.rate_limit_per_minute)
+    state.rate_limiter.hit(principal.rate_key, state.limits.rate_for(principal))
     named = request.headers.get(WORKSPACE_HEADER)
     if named is not None:
         named = named.strip()

@@ -13,6 +13,8 @@ import math
 from dataclasses import asdict, dataclass, fields, replace
 from typing import Any
 
+from fastpad.security.principals import PERSON_RATE_LIMIT, Principal
+
 KIB = 1024
 MIB = 1024 * KIB
 
@@ -39,6 +41,9 @@ class Limits:
     # limit; sign-in has no credential yet, so it is limited per address and per account, and
     # so are accepting an invitation and signing up.
     rate_window_s: float = 60.0
+    # A signed-in person's requests a minute, shared by their sessions and CLI tokens (the spec's
+    # 1,200); a deployment may set it otherwise, as the shared browser-test server does.
+    person_per_minute: int = PERSON_RATE_LIMIT
     sign_in_per_window: int = 20
     join_per_window: int = 10
     # `fp login` (RFC 8628): its two routes have no credential either, so they are
@@ -49,6 +54,10 @@ class Limits:
     # A tab's presence in a note is dropped this long after its last post (knowledge/presence.py);
     # tests shorten it to see a closed tab leave without waiting half a minute.
     presence_ttl_s: float = 25.0
+
+    def rate_for(self, principal: Principal) -> int:
+        """The per-minute limit of ``principal``'s rate key: a person's is the deployment's."""
+        return self.person_per_minute if principal.rate_key.startswith("person:") else principal.rate_limit_per_minute
 
     def min_bytes_per_sec(self, size: int) -> int:
         """The average-rate floor for a body of ``size`` bytes."""

@@ -98,7 +98,7 @@ def signed_in(request: Request) -> tuple[Principal, str] | None:
     except Unauthenticated:
         return None
     state = request.app.state
-    state.rate_limiter.hit(principal.rate_key, principal.rate_limit_per_minute)
+    state.rate_limiter.hit(principal.rate_key, state.limits.rate_for(principal))
     return principal, session_id
 
 

@@ -72,6 +72,7 @@ _SEMANTIC = {
     "GET /v1/turns": "a cursor is one the server returned",
     "GET /v1/search": "a cursor or strategies list the server reads",
     "POST /v1/capture": "idempotencyKey in the body or the Idempotency-Key header",
+    "POST /v1/notes/{note_id}/comments": "a reply is anchored where its thread is: threadId alone",
     "POST /v1/notes/{note_id}/presence": "state is base64 of a Loro EphemeralStore update holding the tab's key",
     "POST /v1/collections": "the query names types the workspace defines",
     "PATCH /v1/collections/{collection_id}": "a free-form query: text without U+0000 or lone surrogates, "

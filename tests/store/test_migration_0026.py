@@ -17,7 +17,7 @@ def test_every_workspace_is_listed_after_the_upgrade(make_store, backend, fast_h
     made = {svc.workspace(name).id for name in ("First", "Second", "Third")}
 
     store = make_store(url=url)
-    assert store.schema_version() == 26
+    assert store.schema_version() >= 26  # later migrations may follow
     assert set(store.workspace_ids()) == made and store.workspace_ids() == sorted(made)
     if backend == "postgres":
         with psycopg.connect(store.app_conninfo, autocommit=True) as app:
