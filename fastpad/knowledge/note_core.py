@@ -14,7 +14,7 @@ from dataclasses import replace
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
-from fastpad.errors import Conflict, FieldError, NotFound, ValidationFailed
+from fastpad.errors import Conflict, FieldError, NotFound, PolicyDenied, ValidationFailed
 from fastpad.knowledge.link_projection import project_links
 from fastpad.knowledge.mentions import project_mentions
 from fastpad.knowledge.note_views import NoteView
@@ -162,3 +162,10 @@ def _with_names_stamped(tx: WorkspaceTx, write: NoteWrite, stamp: Provenance | N
                 stamped[name] = pair
         changes["property_provenance"] = stamped
     return replace(write, **changes) if changes else write
+
+
+def refuse_agents(principal: Principal, note_id: str, *, detail: str, next_call: str) -> None:
+    """An agent changes a note's prose only by proposing: a direct write of one is refused with
+    ``agents_propose``, naming what it (or a person) may do instead."""
+    if principal.kind == "agent":
+        raise PolicyDenied(detail=detail, extra={"reason": "agents_propose", "note_id": note_id}, next_call=next_call)

@@ -6,9 +6,9 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 
-from fastpad.errors import FieldError, PolicyDenied, StaleFrontier, ValidationFailed
+from fastpad.errors import FieldError, StaleFrontier, ValidationFailed
 from fastpad.knowledge.block_identity import changed_block_ids, check_block_identity, refuse_block_ids_held_elsewhere
-from fastpad.knowledge.note_core import NoteCore, block_row
+from fastpad.knowledge.note_core import NoteCore, block_row, refuse_agents
 from fastpad.knowledge.note_views import NoteEdit, OpsResult
 from fastpad.knowledge.persons_save import PersonsSave, block_provenance
 from fastpad.knowledge.property_rules import changed_value_errors, validation_failed
@@ -43,16 +43,12 @@ class NoteEdits(NoteCore):
         malformed, or a block without a unique ULID), leaving everything as it was.
         """
         principal.require(NOTES_WRITE)
-        if principal.kind == "agent":
-            # Spec, API › Writing a note: "If you are an agent, do not use this route." A raw Loro
-            # update is not a reviewable diff (it may touch any block, the title, the types), so it
-            # is not turned into a turn: the agent proposes ops against the same note instead.
-            raise PolicyDenied(
-                detail=("an agent changes a note only by proposing; with an auto-apply token the proposal "
-                        "lands at once, stays unreviewed, and is listed on Agent activity"),
-                extra={"reason": "agents_propose", "note_id": note_id},
-                next_call=f"POST /v1/notes/{note_id}/proposals",
-            )
+        # Spec, API › Writing a note: "If you are an agent, do not use this route." A raw Loro update
+        # is not a reviewable diff (it may touch any block, the title, the types), so it is not
+        # turned into a turn: the agent proposes ops against the same note instead.
+        refuse_agents(principal, note_id, next_call=f"POST /v1/notes/{note_id}/proposals", detail=(
+            "an agent changes a note only by proposing; with an auto-apply token the proposal lands at once, "
+            "stays unreviewed, and is listed on Agent activity"))
         if not isinstance(ops, (bytes, bytearray)):
             raise ValidationFailed(detail="ops must be bytes", field_errors=[FieldError("ops", "type", "Loro update bytes")])
         if peer_id is not None and (not isinstance(peer_id, str) or len(peer_id) > MAX_PEER_ID):

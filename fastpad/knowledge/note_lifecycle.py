@@ -4,7 +4,7 @@ archiving and unarchiving it (a person's act), and moving it to the trash and ba
 from __future__ import annotations
 
 from fastpad.errors import FieldError, PolicyDenied, ValidationFailed
-from fastpad.knowledge.note_core import NoteCore
+from fastpad.knowledge.note_core import NoteCore, refuse_agents
 from fastpad.knowledge.note_views import NoteView
 from fastpad.notes import NoteDocument, NoteMeta
 from fastpad.security.principals import Principal
@@ -19,16 +19,13 @@ class NoteLifecycle(NoteCore):
         """Give the note a new title. Links keep resolving: the old title becomes
         an alias, and links waiting for the new title resolve to this note."""
         principal.require(NOTES_WRITE)
-        if principal.kind == "agent":
-            # A title is prose, and an agent changes prose only through proposals. The spec's seven
-            # op kinds have no rename, so an agent (auto-apply or not) cannot rename; a person does.
-            # The next call names what a person runs, not the proposals route, which cannot rename.
-            raise PolicyDenied(
-                detail=("an agent changes a note only by proposing (fastpad_propose), and proposals cannot "
-                        "rename a note; ask a person to rename it"),
-                extra={"reason": "agents_propose", "note_id": note_id},
-                next_call=f"ask a person to rename it (POST /v1/notes/{note_id}/rename from their own credential)",
-            )
+        # A title is prose, and an agent changes prose only through proposals. The spec's seven op
+        # kinds have no rename, so an agent (auto-apply or not) cannot rename; a person does. The
+        # next call names what a person runs, not the proposals route, which cannot rename.
+        refuse_agents(principal, note_id, detail=(
+            "an agent changes a note only by proposing (fastpad_propose), and proposals cannot rename a note; "
+            "ask a person to rename it"),
+            next_call=f"ask a person to rename it (POST /v1/notes/{note_id}/rename from their own credential)")
         if not isinstance(title, str) or not title.strip():
             raise ValidationFailed(detail="a new title is needed",
                                    field_errors=[FieldError("title", "required", "a non-blank title")])
