@@ -37,7 +37,7 @@ SHELL_HEADERS = {
     "cache-control": "no-store",
 }
 # The paths the app's router owns (ROUTES in web/src/app/app.js): each is the same shell.
-APP_PATHS = ("/", "/notes/{note_id}", "/inbox", "/archive", "/trash", "/types", "/types/{type_name}", "/search", "/import",
+APP_PATHS = ("/", "/notes/{note_id}", "/notes/{note_id}/history", "/inbox", "/archive", "/trash", "/types", "/types/{type_name}", "/search", "/import",
              "/audit", "/settings/members", "/settings/account", "/workspaces/new", "/collections/{collection_id}",
              "/folders/{folder:path}")
 LOCAL_SHELL_HEADER = "x-fastpad-local-shell"
